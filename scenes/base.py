@@ -1,0 +1,71 @@
+"""ClipScene: a Scene that takes checked inputs, shows numbers through a
+NumberBook and plays captioned steps (each caption is one subtitle)."""
+from manim import FadeIn, FadeOut, Scene, Transform
+from manim.utils.exceptions import EndSceneEarlyException
+
+from scenes import style
+from scenes.clip_inputs import check
+from scenes.inputs import raw_inputs
+from scenes.mobjects import caption_text
+from scenes.numbers import NumberBook
+
+
+class ClipScene(Scene):
+    clip = ""                # the CLI name, e.g. "weighted-average"
+    section = ""             # the book's section, e.g. "4.1"
+    title = ""               # the section's title, as the book words it
+
+    def __init__(self, inputs=None, stop_after_step=None, **kwargs):
+        # Plain `manim scenes/x.py X` gets the clip's default preset.
+        self.inputs = inputs if inputs is not None else check(self.clip, raw_inputs(self.clip))
+        self.stop_after_step = stop_after_step
+        super().__init__(**kwargs)
+
+    def setup(self):
+        self.camera.background_color = style.BACKGROUND
+        self.book = NumberBook()
+        self.captions = []   # [start, end, text] per step, in seconds
+        self._caption = None
+        self.result = self.compute()
+        self.show_title()
+
+    def compute(self):
+        """Ask the compute module for everything the clip shows."""
+        raise NotImplementedError
+
+    def show_title(self):
+        head = self.book.fmt("section", float(self.section), 1)
+        self.title_mob = self.book.label(f"{head}  {self.title}", size=style.TITLE_SIZE)
+        self.title_mob.move_to([0, style.TITLE_Y, 0])
+        self.add(self.title_mob)
+
+    def step(self, text):
+        """Start a step: close the previous one (pause, end its subtitle), show this caption."""
+        self._close_step()
+        if self.stop_after_step is not None and len(self.captions) >= self.stop_after_step:
+            raise EndSceneEarlyException()
+        self.next_section(f"step-{len(self.captions) + 1}")
+        new = caption_text(self.book, text)
+        if self._caption is None:
+            self.play(FadeIn(new), run_time=0.4)
+        else:
+            self.play(Transform(self._caption, new), run_time=0.4)
+            new = self._caption
+        self._caption = new
+        self.captions.append([self.renderer.time, None, text])
+
+    def _close_step(self):
+        if self.captions and self.captions[-1][1] is None:
+            self.wait(style.STEP_PAUSE)
+            self.captions[-1][1] = self.renderer.time
+
+    def end(self):
+        """Call at the end of construct: the last step's pause and subtitle end."""
+        self._close_step()
+
+    def clear_stage(self, run_time=0.5):
+        """Fade out everything but the title and caption."""
+        keep = {id(self.title_mob), id(self._caption)}
+        gone = [m for m in self.mobjects if id(m) not in keep]
+        if gone:
+            self.play(*[FadeOut(m) for m in gone], run_time=run_time)

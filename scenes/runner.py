@@ -1,0 +1,109 @@
+"""Render one clip into --out: Manim in a private media dir, then the finished
+files moved into place whole (never a half-written final file)."""
+import importlib
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from manim import tempconfig
+
+from scenes.clip_inputs import manifest_inputs
+
+# clip name -> (module, scene class), in book order
+CLIPS = {
+    "weighted-average": ("scenes.weighted_average", "WeightedAverage"),
+    "score-grid": ("scenes.score_grid", "ScoreGrid"),
+    "causal-mask": ("scenes.causal_mask", "CausalMask"),
+    "dropout": ("scenes.dropout", "Dropout"),
+    "multihead": ("scenes.multihead", "Multihead"),
+}
+QUALITIES = {  # name -> (width, height, fps)
+    "tiny": (256, 144, 5), "low": (854, 480, 15), "medium": (1280, 720, 30),
+    "high": (1920, 1080, 60), "4k": (3840, 2160, 60),
+}
+
+
+def available():
+    """The clips whose module exists, in book order."""
+    out = {}
+    for name, (module, cls) in CLIPS.items():
+        try:
+            out[name] = getattr(importlib.import_module(module), cls)
+        except ModuleNotFoundError as err:
+            if err.name != module:
+                raise
+    return out
+
+
+def srt_time(seconds):
+    ms = int(round(seconds * 1000))
+    h, ms = divmod(ms, 3600_000)
+    m, ms = divmod(ms, 60_000)
+    s, ms = divmod(ms, 1000)
+    return f"{h:02d}:{m:02d}:{s:02d},{ms:03d}"
+
+
+def srt_text(captions):
+    return "".join(f"{n}\n{srt_time(a)} --> {srt_time(b)}\n{text}\n\n"
+                   for n, (a, b, text) in enumerate(captions, 1))
+
+
+def write_atomic(path, data):
+    tmp = path.with_name(f".{path.name}.part")
+    tmp.write_text(data, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def render_clip(clip, inputs, quality="high", fmt="mp4", out="media", dry_run=False,
+                step=None, sections=False):
+    """Render `clip` with checked `inputs`; return the paths written."""
+    scene_cls = available()[clip]
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".render-{clip}-", dir=out))
+    width, height, fps = QUALITIES[quality]
+    video = not dry_run and fmt != "png"
+    settings = {
+        "media_dir": str(work), "pixel_width": width, "pixel_height": height,
+        "frame_rate": fps, "format": fmt if video else None, "output_file": clip,
+        "write_to_movie": video, "save_last_frame": fmt == "png" and not dry_run,
+        "save_sections": sections and video, "verbosity": "ERROR", "progress_bar": "none",
+        "disable_caching": True,
+    }
+    try:
+        with tempconfig(settings):
+            scene = scene_cls(inputs=inputs, stop_after_step=step, skip_animations=dry_run)
+            scene.render()
+        written = []
+        if not dry_run:
+            ext = "png" if fmt == "png" else fmt
+            found = sorted(p for p in work.rglob(f"*.{ext}") if "partial" not in str(p)
+                           and p.stem.startswith(clip) and "sections" not in p.parts)
+            final = out / f"{clip}.{ext}"
+            os.replace(found[-1], final)
+            written.append(final)
+            if sections and video:
+                written += move_sections(work, out, clip)
+        manifest = scene.book.manifest(clip, manifest_inputs(inputs))
+        manifest["steps"] = [{"caption": t, "start": a, "end": b} for a, b, t in scene.captions]
+        for path, data in ((out / f"{clip}.numbers.json",
+                            json.dumps(manifest, ensure_ascii=False, indent=1) + "\n"),
+                           (out / f"{clip}.srt", srt_text(scene.captions))):
+            if dry_run and path.suffix == ".srt":
+                continue
+            write_atomic(path, data)
+            written.append(path)
+        return written
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def move_sections(work, out, clip):
+    """--sections: one mp4 per step plus the index JSON, into out/NAME.sections/."""
+    index = next(work.rglob("sections/*.json"))
+    target = out / f"{clip}.sections"
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(index.parent, target)
+    return [target]

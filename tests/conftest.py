@@ -1,0 +1,143 @@
+"""Shared test tools: build a clip without frames, render a tiny real one, run the CLI."""
+import contextlib
+import io
+import json
+import re
+import sys
+from pathlib import Path
+
+import av
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import render  # noqa: E402
+from manim import MathTex, Text, tempconfig  # noqa: E402
+from scenes.clip_inputs import check  # noqa: E402
+from scenes.inputs import raw_inputs  # noqa: E402
+from scenes.runner import available, render_clip  # noqa: E402
+
+NUMERAL = re.compile(r"\d+(?:\.\d+)?")
+
+
+def inputs_for(clip, preset=None, **given):
+    return check(clip, raw_inputs(clip, preset, given))
+
+
+class Built:
+    """A clip constructed with animations skipped, plus every text it created."""
+
+    def __init__(self, scene, texts):
+        self.scene, self.texts = scene, texts
+        self.numbers = scene.book.records
+        self.book = scene.book
+
+    def texts_of(self, label_prefix):
+        return [r["text"] for r in self.numbers if r["label"].startswith(label_prefix)]
+
+    def value(self, label):
+        hits = [r for r in self.numbers if r["label"] == label]
+        assert hits, f"nothing shown as {label}"
+        return hits[-1]
+
+    def unexplained(self):
+        """Digit-bearing texts not made by the number helper: typed numbers."""
+        return [s for i, s in self.texts if NUMERAL.search(s) and i not in self.scene.book.drawn]
+
+
+def build(clip, inputs=None, **given):
+    """Construct `clip` under Manim with animations skipped, recording every Text/MathTex."""
+    if inputs is None:
+        inputs = inputs_for(clip, **given)
+    texts = []
+    originals = {cls: cls.__init__ for cls in (Text, MathTex)}
+
+    def spy(cls):
+        def init(self, *args, **kwargs):
+            texts.append((id(self), " ".join(map(str, args if cls is MathTex else args[:1]))))
+            originals[cls](self, *args, **kwargs)
+        return init
+
+    try:
+        for cls in originals:
+            cls.__init__ = spy(cls)
+        with tempconfig({"write_to_movie": False, "save_last_frame": False, "disable_caching": True,
+                         "media_dir": str(ROOT / ".pytest_media"), "verbosity": "ERROR",
+                         "progress_bar": "none"}):
+            scene = available()[clip](inputs=inputs, skip_animations=True)
+            scene.render()
+    finally:
+        for cls, init in originals.items():
+            cls.__init__ = init
+    return Built(scene, texts)
+
+
+def assert_shown(built, label, expected, decimals=4):
+    """The number shown as `label` equals the oracle at display precision."""
+    rec = built.value(label)
+    if isinstance(expected, float) and np.isnan(expected):
+        assert rec["text"] == "NaN", rec
+    elif isinstance(expected, float) and np.isinf(expected):
+        assert rec["text"] in ("\u2212\u221e", "\u221e"), rec
+    else:
+        assert abs(float(rec["text"].replace("\u2212", "-")) - expected) <= 0.5 * 10 ** -decimals + 1e-12, \
+            (label, rec, expected)
+
+
+def cli(*args):
+    """Run render.py's entry point in-process; returns (exit code, stdout+stderr)."""
+    buffer = io.StringIO()
+    code = 0
+    with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer):
+        try:
+            render.main(list(map(str, args)))
+        except SystemExit as done:
+            code = done.code or 0
+    return code, buffer.getvalue()
+
+
+def run_cli(*args, tmp=None):
+    """Run `python render.py ...` as a user would; returns CompletedProcess."""
+    import subprocess
+    return subprocess.run([sys.executable, str(ROOT / "render.py"), *args], capture_output=True,
+                          text=True, cwd=tmp or ROOT)
+
+
+def probe(path):
+    """Width, height, duration (s), frame count and the mean brightness of a middle frame."""
+    with av.open(str(path)) as box:
+        stream = box.streams.video[0]
+        frames = [f.to_ndarray(format="rgb24") for f in box.decode(stream)]
+        duration = float(stream.duration * stream.time_base) if stream.duration else len(frames) / float(stream.average_rate)
+        return {"width": stream.width, "height": stream.height, "duration": duration,
+                "frames": len(frames), "middle_spread": float(frames[len(frames) // 2].std())}
+
+
+def parse_srt(text):
+    """[(start, end, caption)] in seconds."""
+    def secs(t):
+        h, m, rest = t.split(":")
+        s, ms = rest.split(",")
+        return int(h) * 3600 + int(m) * 60 + int(s) + int(ms) / 1000
+    out = []
+    for block in text.strip().split("\n\n"):
+        lines = block.splitlines()
+        a, b = lines[1].split(" --> ")
+        out.append((secs(a), secs(b), " ".join(lines[2:])))
+    return out
+
+
+@pytest.fixture
+def tiny_render(tmp_path):
+    """Render a clip for real at 256x144, 5 fps; returns the output folder."""
+    def go(clip, inputs=None, **kwargs):
+        render_clip(clip, inputs if inputs is not None else inputs_for(clip), quality="tiny",
+                    out=tmp_path, **kwargs)
+        return tmp_path
+    return go
+
+
+def manifest(path):
+    return json.loads(Path(path).read_text("utf-8"))

@@ -1,6 +1,8 @@
 """ClipScene: a Scene that takes checked inputs, shows numbers through a
 NumberBook and plays captioned steps (each caption is one subtitle)."""
-from manim import FadeIn, FadeOut, Scene, Transform
+from manim import (AnimationGroup, Create, FadeIn, FadeOut, GrowArrow, GrowFromCenter, LaggedStart,
+                   ReplacementTransform, Scene, Succession, Transform, Write, config)
+from manim.animation.animation import prepare_animation
 from manim.utils.exceptions import EndSceneEarlyException
 
 from scenes import style
@@ -20,6 +22,8 @@ class ClipScene(Scene):
         self.inputs = inputs if inputs is not None else check(self.clip, raw_inputs(self.clip))
         self.stop_after_step = stop_after_step
         super().__init__(**kwargs)
+        # No frames wanted until the end (dry run, still): jump to each animation's end state.
+        self.fast = self.renderer.skip_animations or config.format in ("png", "none")
 
     def setup(self):
         self.camera.background_color = style.BACKGROUND
@@ -69,3 +73,43 @@ class ClipScene(Scene):
         gone = [m for m in self.mobjects if id(m) not in keep]
         if gone:
             self.play(*[FadeOut(m) for m in gone], run_time=run_time)
+
+    # -- fast path: the scene's end states without interpolating any frame
+    def play(self, *args, run_time=None, **kwargs):
+        if not self.fast:
+            if run_time is not None:
+                kwargs["run_time"] = run_time
+            return super().play(*args, **kwargs)
+        anims = [prepare_animation(a) for a in args]
+        for anim in anims:
+            self._finish_now(anim)
+        self.renderer.num_plays += 1
+        self.renderer.time += run_time if run_time is not None else max(a.run_time for a in anims)
+
+    def wait(self, duration=1.0, **kwargs):
+        if not self.fast:
+            return super().wait(duration, **kwargs)
+        self.renderer.time += duration
+
+    def _finish_now(self, anim):
+        """The state an animation leaves, cheaply for the common kinds, exactly for the rest."""
+        kind = type(anim)
+        if kind in (AnimationGroup, LaggedStart, Succession):
+            for sub in anim.animations:
+                self._finish_now(sub)
+        elif kind in (FadeIn, Write, Create, GrowArrow, GrowFromCenter):
+            if anim.mobject not in self.mobjects:
+                self.add(anim.mobject)
+        elif kind is FadeOut:
+            self.remove(anim.mobject)
+        elif kind in (Transform, ReplacementTransform) and anim.target_mobject is not None:
+            if kind is ReplacementTransform:
+                self.remove(anim.mobject)
+                self.add(anim.target_mobject)
+            else:
+                anim.mobject.become(anim.target_mobject)
+        else:
+            anim._setup_scene(self)
+            anim.begin()
+            anim.finish()
+            anim.clean_up_from_scene(self)

@@ -67,8 +67,7 @@ def render_clip(clip, inputs, quality="high", fmt="mp4", out="media", dry_run=Fa
     video = not dry_run and fmt != "png"
     settings = {
         "media_dir": str(work), "pixel_width": width, "pixel_height": height,
-        "frame_rate": fps, "format": fmt if video else None, "output_file": clip,
-        "write_to_movie": video, "save_last_frame": fmt == "png" and not dry_run,
+        "frame_rate": fps, "format": "none" if dry_run else fmt, "output_file": clip,
         "save_sections": sections and video, "verbosity": "ERROR", "progress_bar": "none",
         "disable_caching": True,
     }

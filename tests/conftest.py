@@ -63,7 +63,7 @@ def build(clip, inputs=None, **given):
     try:
         for cls in originals:
             cls.__init__ = spy(cls)
-        with tempconfig({"write_to_movie": False, "save_last_frame": False, "disable_caching": True,
+        with tempconfig({"format": "none", "disable_caching": True,
                          "media_dir": str(ROOT / ".pytest_media"), "verbosity": "ERROR",
                          "progress_bar": "none"}):
             scene = available()[clip](inputs=inputs, skip_animations=True)

@@ -147,10 +147,18 @@ def load_preset(name, clip):
     return dict(json.loads((PRESETS / f"{name}.json").read_text("utf-8"))["inputs"])
 
 
+ROW_KEYS = ("x", "q", "k", "v")   # options whose rows the token labels name
+
+
 def raw_inputs(clip, preset=None, given=None):
-    """Defaults (the preset named after the clip), then --preset, then explicit options."""
+    """Defaults (the preset named after the clip), then --preset, then explicit options.
+
+    A preset's token labels name that preset's rows: new rows without new labels drop them.
+    """
     raw = load_preset(clip, clip)
-    if preset:
-        raw.update(load_preset(preset, clip))
-    raw.update({k: v for k, v in (given or {}).items() if v is not None})
+    given = {k: v for k, v in (given or {}).items() if v is not None}
+    for layer in ([load_preset(preset, clip)] if preset else []) + [given]:
+        if any(k in layer for k in ROW_KEYS) and "tokens" not in layer:
+            raw.pop("tokens", None)
+        raw.update(layer)
     return raw

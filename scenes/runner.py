@@ -56,6 +56,21 @@ def write_atomic(path, data):
     os.replace(tmp, path)
 
 
+def manim_settings(work, name, quality, fmt, dry_run=False, sections=False):
+    width, height, fps = QUALITIES[quality]
+    return {"media_dir": str(work), "pixel_width": width, "pixel_height": height,
+            "frame_rate": fps, "format": "none" if dry_run else fmt, "output_file": name,
+            "save_sections": sections and not dry_run and fmt != "png", "verbosity": "ERROR",
+            "progress_bar": "none", "disable_caching": True}
+
+
+def produced(work, name, ext):
+    """The finished file Manim wrote for `name` (not a partial, not a section)."""
+    found = sorted(p for p in work.rglob(f"*.{ext}") if "partial" not in str(p)
+                   and p.stem.startswith(name) and "sections" not in p.parts)
+    return found[-1]
+
+
 def render_clip(clip, inputs, quality="high", fmt="mp4", out="media", dry_run=False,
                 step=None, sections=False):
     """Render `clip` with checked `inputs`; return the paths written."""
@@ -63,38 +78,41 @@ def render_clip(clip, inputs, quality="high", fmt="mp4", out="media", dry_run=Fa
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".render-{clip}-", dir=out))
-    width, height, fps = QUALITIES[quality]
-    video = not dry_run and fmt != "png"
-    settings = {
-        "media_dir": str(work), "pixel_width": width, "pixel_height": height,
-        "frame_rate": fps, "format": "none" if dry_run else fmt, "output_file": clip,
-        "save_sections": sections and video, "verbosity": "ERROR", "progress_bar": "none",
-        "disable_caching": True,
-    }
     try:
-        with tempconfig(settings):
+        with tempconfig(manim_settings(work, clip, quality, fmt, dry_run, sections)):
             scene = scene_cls(inputs=inputs, stop_after_step=step, skip_animations=dry_run)
             scene.render()
         written = []
         if not dry_run:
-            ext = "png" if fmt == "png" else fmt
-            found = sorted(p for p in work.rglob(f"*.{ext}") if "partial" not in str(p)
-                           and p.stem.startswith(clip) and "sections" not in p.parts)
-            final = out / f"{clip}.{ext}"
-            os.replace(found[-1], final)
+            final = out / f"{clip}.{fmt}"
+            os.replace(produced(work, clip, fmt), final)
             written.append(final)
-            if sections and video:
+            if sections and fmt != "png":
                 written += move_sections(work, out, clip)
         manifest = scene.book.manifest(clip, manifest_inputs(inputs))
         manifest["steps"] = [{"caption": t, "start": a, "end": b} for a, b, t in scene.captions]
-        for path, data in ((out / f"{clip}.numbers.json",
-                            json.dumps(manifest, ensure_ascii=False, indent=1) + "\n"),
-                           (out / f"{clip}.srt", srt_text(scene.captions))):
-            if dry_run and path.suffix == ".srt":
-                continue
-            write_atomic(path, data)
-            written.append(path)
+        write_atomic(out / f"{clip}.numbers.json", json.dumps(manifest, ensure_ascii=False, indent=1) + "\n")
+        written.append(out / f"{clip}.numbers.json")
+        if not dry_run:
+            write_atomic(out / f"{clip}.srt", srt_text(scene.captions))
+            written.append(out / f"{clip}.srt")
         return written
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def render_title(clip, quality="high", out="media"):
+    """The section's title card, as out/.titles/CLIP.mp4."""
+    from scenes.title_card import TitleCard
+    target = Path(out) / ".titles"
+    target.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".title-{clip}-", dir=target))
+    try:
+        with tempconfig(manim_settings(work, clip, quality, "mp4")):
+            TitleCard(available()[clip]).render()
+        final = target / f"{clip}.mp4"
+        os.replace(produced(work, clip, "mp4"), final)
+        return [final]
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

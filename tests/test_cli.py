@@ -1,0 +1,58 @@
+"""The CLI contract of SPEC.md section 1: list, presets, exit codes, nothing written on bad input."""
+import pytest
+
+from conftest import cli, run_cli
+
+CLIPS = ["weighted-average", "score-grid", "causal-mask", "dropout", "multihead"]
+
+
+def test_list_names_every_clip_in_book_order_and_its_presets():
+    code, out = cli("list")
+    assert code == 0
+    names = [line.split()[0] for line in out.splitlines() if not line.startswith(" ")]
+    assert names == CLIPS
+    assert "--preset two-keys" in out and "--preset journey-weighted-average" in out
+
+
+def test_unknown_preset_lists_the_valid_ones(tmp_path):
+    code, out = cli("causal-mask", "--preset", "nope", "--out", str(tmp_path / "o"))
+    assert code == 2 and len(out.strip().splitlines()) == 1
+    assert "--preset" in out and "two-keys" in out and "zero-scores" in out
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("preset", ["two-keys", "../assets/presets/two-keys", "/etc/passwd"])
+def test_a_preset_of_another_clip_or_a_path_is_refused(tmp_path, preset):
+    code, out = cli("dropout", "--preset", preset, "--out", str(tmp_path / "o"))
+    assert code == 2 and "--preset" in out
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("args, option", [
+    (["weighted-average", "--bogus", "1"], "--bogus"),
+    (["weighted-average", "--format", "avi"], "--format"),
+    (["nope"], "nope"),
+])
+def test_click_usage_errors_are_one_line_exit_2(tmp_path, args, option):
+    code, out = cli(*args, "--out", str(tmp_path / "o"))
+    assert code == 2 and len(out.strip().splitlines()) == 1 and option in out, out
+
+
+def test_a_render_failure_exits_1_and_leaves_no_partial_file(tmp_path, monkeypatch):
+    from scenes.weighted_average import WeightedAverage
+
+    def broken(self):
+        self.show_inputs()
+        raise RuntimeError("boom")
+    monkeypatch.setattr(WeightedAverage, "construct", broken)
+    code, out = cli("weighted-average", "--quality", "low", "--out", str(tmp_path))
+    assert code == 1 and "boom" in out and len(out.strip().splitlines()) == 1
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_real_command_line_bad_input(tmp_path):
+    done = run_cli("dropout", "--p", "1", "--mode", "train", "--out", str(tmp_path / "o"))
+    assert done.returncode == 2
+    assert done.stdout == "" and len(done.stderr.strip().splitlines()) == 1 and "--p" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "o").exists()

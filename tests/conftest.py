@@ -4,6 +4,7 @@ import io
 import json
 import re
 import sys
+import tempfile
 from pathlib import Path
 
 import av
@@ -64,7 +65,7 @@ def build(clip, inputs=None, **given):
         for cls in originals:
             cls.__init__ = spy(cls)
         with tempconfig({"format": "none", "disable_caching": True,
-                         "media_dir": str(ROOT / ".pytest_media"), "verbosity": "ERROR",
+                         "media_dir": tempfile.mkdtemp(prefix="build-"), "verbosity": "ERROR",
                          "progress_bar": "none"}):
             scene = available()[clip](inputs=inputs, skip_animations=True)
             scene.render()

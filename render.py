@@ -33,12 +33,15 @@ INPUTS = {
                     ("v", "values (as many rows as K)"), ("track", "the query row followed"),
                     ("no-scale!", "do not divide by sqrt(d_k)"), ("no-causal!", "no mask"),
                     ("diagonal", "triu diagonal: 1 keeps the diagonal, 0 masks it too"),
-                    ("cached", "positions already in the cache"), ("tokens", "one label per key")],
+                    ("cached", "positions already in the cache"), ("tokens", "one label per key"),
+                    ("delta", "causality check: added to the last row of K and V"),
+                    ("cache-view", "cached positions drawn in the cache view when --cached is 0")],
     "dropout": [("weights", "one row after softmax, e.g. '0.2 0.3 0.5'"), ("p", "drop probability"),
                 ("mode", "train or eval"), ("masks", "explicit masks, e.g. 101,010 (bit i keeps entry i)"),
                 ("samples", "number of sampled masks"), ("seed", "sampling seed")],
     "multihead": [("shape", "B,T,D"), ("heads", "H (D divisible by H)"), ("track", "element, eN or N"),
-                  ("wrong-merge!", "also merge without transposing back")],
+                  ("wrong-merge!",
+                   "emphasise the wrong merge: preview it at the merge, mark every misplaced id")],
 }
 
 
@@ -107,12 +110,29 @@ def list_clips():
 
 
 @cli.command("chapter")
-@common
-def chapter(quality, fmt, out, dry_run, step, sections):
-    """Every clip with the book's inputs, in book order."""
-    from scenes.runner import available
-    for name in available():
-        render(name, check(name, raw_inputs(name)), quality, fmt, out, dry_run, step, sections)
+@click.option("--quality", type=click.Choice(["low", "medium", "high", "4k"]), default="high",
+              show_default=True, help="480p15, 720p30, 1080p60, 2160p60")
+@click.option("--out", default="media", show_default=True, help="output folder")
+@click.option("--sections", is_flag=True, help="also one mp4 per step of each clip")
+def chapter(quality, out, sections):
+    """Every clip with the book's inputs, joined in book order into chapter04.mp4."""
+    from scenes.chapter import render_chapter
+    try:
+        for path in render_chapter(quality, out, sections):
+            click.echo(str(path))
+    except Exception as err:
+        fail(f"chapter render failed: {err}", 1)
+
+
+@cli.command("title-card", hidden=True)
+@click.argument("clip", type=click.Choice(list(DESCRIPTIONS)))
+@click.option("--quality", type=click.Choice(["tiny", "low", "medium", "high", "4k"]), default="high")
+@click.option("--out", default="media")
+def title_card(clip, quality, out):
+    """The title card shown before CLIP in the chapter video (used by `chapter`)."""
+    from scenes.runner import render_title
+    for path in render_title(clip, quality, out):
+        click.echo(str(path))
 
 
 for _name in DESCRIPTIONS:

@@ -37,13 +37,21 @@ def score_grid(raw):
         if wq.shape[1] != wk.shape[1]:
             raise InputError("wk", raw["wk"], "must have as many columns as --wq (d_k)")
         q, k, v = x @ wq, x @ wk, x @ wv
+        for name, out in (("wq", q), ("wk", k), ("wv", v)):
+            if np.abs(out).max() > 100:
+                raise InputError(name, raw[name], f"X W_{name[1].upper()} = {name[1].upper()} has "
+                                                  "entries outside [-100, 100]: use smaller X or W")
     if q.shape[1] != k.shape[1]:
         raise InputError("k", raw.get("k"), f"must be as wide as --q ({q.shape[1]} columns)")
     if v is not None and len(v) != len(k):
         raise InputError("v", raw.get("v"), f"needs as many rows as --k ({len(k)})")
     seed = integer(raw.get("seed", 0), "seed", 0, 2**31 - 1)
+    labels = raw.get("tokens")
+    if labels is not None and len(q) != len(k):
+        raise InputError("tokens", str(labels), "label both axes of QK^T: give --q and --k "
+                                                "with the same number of rows")
     return {"x": x, "wq": wq, "wk": wk, "wv": wv, "q": q, "k": k, "v": v, "seed": seed,
-            "tokens": tokens(raw.get("tokens"), len(q))}
+            "tokens": tokens(labels, len(q))}
 
 
 def causal_mask(raw):
@@ -59,9 +67,13 @@ def causal_mask(raw):
         raise InputError("k", raw["k"], f"with the causal mask, --k needs rows of --q + --cached "
                                         f"= {len(q) + cached}, got {len(k)}")
     track = integer(raw.get("track", 1 if len(q) > 1 else 0), "track", 0, len(q) - 1)
+    delta = number(raw.get("delta", 10), "delta")
+    if not (0 < abs(delta) <= 100):
+        raise InputError("delta", str(raw.get("delta")), "must be non-zero and in [-100, 100]")
+    cache_view = integer(raw.get("cache_view", 3), "cache_view", 1, 5)
     return {"q": q, "k": k, "v": v, "track": track, "scale": not flag(raw.get("no_scale")),
             "causal": causal, "diagonal": diagonal, "cached": cached,
-            "tokens": tokens(raw.get("tokens"), len(k))}
+            "tokens": tokens(raw.get("tokens"), len(k)), "delta": delta, "cache_view": cache_view}
 
 
 def dropout(raw):
@@ -80,7 +92,12 @@ def dropout(raw):
                                                   "and 1/(1-p) divides by zero: use p < 1")
     masks = []
     text = raw.get("masks")
-    parts = text if isinstance(text, (list, tuple)) else str(text or "").split(",")
+    if text is None:   # the lab's 101,010,001,000 for three weights, any length alike:
+        n = len(weights)  # alternate entries kept, the others, only the last, none
+        rows = ["".join("10"[i % 2] for i in range(n)), "".join("01"[i % 2] for i in range(n)),
+                "0" * (n - 1) + "1", "0" * n]
+        text = ",".join(dict.fromkeys(rows))
+    parts = text if isinstance(text, (list, tuple)) else str(text).split(",")
     for bits in (str(b).strip() for b in parts):
         if not re.fullmatch(r"[01]+", bits) or len(bits) != len(weights):
             raise InputError("masks", str(text), f"each mask is {len(weights)} bits of 0/1 "
@@ -89,7 +106,7 @@ def dropout(raw):
     if len(masks) > 8:
         raise InputError("masks", str(text), "at most 8 masks")
     return {"weights": weights, "p": p, "mode": mode, "masks": masks,
-            "samples": integer(raw.get("samples", 20), "samples", 1, 200),
+            "samples": integer(raw.get("samples", 200), "samples", 1, 200),
             "seed": integer(raw.get("seed", 0), "seed", 0, 2**31 - 1)}
 
 
@@ -108,8 +125,15 @@ def multihead(raw):
     track = str(raw.get("track", "e2")).strip()
     track = integer(track[1:] if track[:1] in "eE" and len(track) > 1 else track,
                     "track", 0, b * t * d - 1)
+    # The error card's example (the book: D = 5, H = 2): it must be a D that H does not divide.
+    error_d = integer(raw.get("error_d", 5), "error_d", 1, 12)
+    error_heads = integer(raw.get("error_heads", 2), "error_heads", 2, 4)
+    if error_d % error_heads == 0:
+        raise InputError("error_d", str(raw.get("error_d", 5)),
+                         f"the error example needs a D that H = {error_heads} does not divide")
     return {"shape": (b, t, d), "heads": heads, "track": track,
-            "wrong_merge": flag(raw.get("wrong_merge"))}
+            "wrong_merge": flag(raw.get("wrong_merge")),
+            "error_d": error_d, "error_heads": error_heads}
 
 
 RULES = {"weighted-average": weighted_average, "score-grid": score_grid,

@@ -99,6 +99,59 @@ def score_variance(d_ks=(1, 4, 16, 64), samples=20000, seed=0):
     return ScoreVariance(tuple(d_ks), samples, seed, np.array(var), np.array(var_scaled))
 
 
+@dataclass(frozen=True)
+class ScoreGrid:
+    """4.2 -- 4.3 for one input: projections, the QK^T grid, the variance argument, one row."""
+    x: object                # [T, D_in] or None when Q, K were given directly
+    wq: object               # [D_in, d_k] (or None), likewise wk, wv
+    wk: object
+    wv: object
+    q: np.ndarray            # [T_q, d_k]
+    k: np.ndarray            # [T_k, d_k]
+    v: object                # [T_k, d_v] or None
+    d_k: int                 # the width of Q: one head's width
+    scale: float             # sqrt(d_k)
+    scores: np.ndarray       # q k^T
+    scaled: np.ndarray       # scores / sqrt(d_k)
+    scores_range: tuple      # (min, max) of scores, for the heat legend
+    scaled_range: tuple
+    variance: ScoreVariance  # sampled with the clip's own d_k among the widths
+    own: int                 # index of d_k in variance.d_ks
+    query: int               # the row compared with and without scaling
+    weights_raw: np.ndarray  # softmax(scores[query])
+    weights_scaled: np.ndarray  # softmax(scaled[query])
+    peak_raw: float          # the largest weight of each
+    peak_scaled: float
+
+
+def score_grid(q=None, k=None, v=None, x=None, wq=None, wk=None, wv=None, seed=0,
+               d_ks=(1, 4, 16, 64), samples=20000, query=None):
+    """Q, K, V from X and the W's (or given), QK^T, its scaled form and one row's softmax.
+
+    The row shown defaults to the query whose scores spread most (max - min), where
+    scaling changes the weights most visibly.
+    """
+    if x is not None:
+        x, wq, wk = np.asarray(x, float), np.asarray(wq, float), np.asarray(wk, float)
+        wv = None if wv is None else np.asarray(wv, float)
+        q, k = project(x, wq), project(x, wk)
+        v = None if wv is None else project(x, wv)
+    q, k = np.asarray(q, float), np.asarray(k, float)
+    v = None if v is None else np.asarray(v, float)
+    d_k = q.shape[-1]
+    scores = dot_scores(q, k)
+    scaled = scaled_scores(q, k)
+    widths = tuple(sorted(set(d_ks) | {d_k}))
+    variance = score_variance(widths, samples, seed)
+    if query is None:
+        query = int(np.argmax(scores.max(-1) - scores.min(-1)))
+    raw, soft = softmax(scores[query]), softmax(scaled[query])
+    return ScoreGrid(x, wq, wk, wv, q, k, v, int(d_k), float(np.sqrt(d_k)), scores, scaled,
+                     (float(scores.min()), float(scores.max())),
+                     (float(scaled.min()), float(scaled.max())), variance, widths.index(d_k),
+                     int(query), raw, soft, float(raw.max()), float(soft.max()))
+
+
 # ---------------------------------------------------------------- 4.4 -- 4.5
 def causal_mask(n_q, n_k, diagonal=1, cached=0):
     """Additive mask: 0 where query i may see key j, -inf above triu(diagonal).
@@ -180,6 +233,80 @@ def causality_check(q, k, v, delta=10.0, **attention):
     with np.errstate(invalid="ignore"):
         shift = np.max(np.abs(after - before), axis=-1)
     return CausalityCheck(k2, v2, before, after, shift)
+
+
+@dataclass(frozen=True)
+class CacheView:
+    cached: int              # positions already in the cache (C)
+    positions: np.ndarray    # the new rows' positions: C, C + 1, ...
+    fresh: np.ndarray        # [n, n] 1 = may attend: a fresh triangle
+    allowed: np.ndarray      # [n, C + n]: the new block after C cached positions
+    fresh_visible: np.ndarray
+    visible: np.ndarray      # keys each new row sees: the first row sees C + 1
+
+
+def cache_view(n_new, cached, diagonal=1):
+    """The book's figure: 1 where a query may attend, without and with a cache."""
+    fresh = (causal_mask(n_new, n_new, diagonal) == 0).astype(int)
+    allowed = (causal_mask(n_new, cached + n_new, diagonal, cached) == 0).astype(int)
+    return CacheView(int(cached), np.arange(n_new) + cached, fresh, allowed, fresh.sum(-1),
+                     allowed.sum(-1))
+
+
+def verdicts(shift):
+    """Per query: 'same' (exactly unchanged), 'moved', or 'nan'."""
+    return np.array(["nan" if np.isnan(s) else "same" if s == 0 else "moved" for s in shift])
+
+
+def max_gap(a, b):
+    """max |a - b|, where both being NaN counts as agreement."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    both = np.isnan(a) & np.isnan(b)
+    with np.errstate(invalid="ignore"):
+        return float(np.max(np.where(both, 0.0, np.abs(a - b))))
+
+
+@dataclass(frozen=True)
+class CausalLesson:
+    """Everything the causal-mask clip shows (4.4, 4.5 and the lab), from one set of inputs."""
+    steps: AttentionSteps    # the inputs' route: scores, scaled, mask, masked, weights, output
+    track: int               # the query row followed
+    positions: np.ndarray    # each query's position among the keys (cached + i)
+    aligned: bool            # the queries are the last keys' positions (cached + T_q = T_k)
+    post: PostMask           # softmax first, zero the future, renormalise
+    route_gap: float         # max |post.renormalised - steps.weights| (0 in exact arithmetic)
+    nan_rows: np.ndarray     # rows of steps.weights that are NaN (no visible key)
+    diagonal_masked: AttentionSteps  # mask on with diagonal=0
+    diagonal_nan_rows: np.ndarray    # rows of diagonal_masked.weights that are NaN
+    delta: float             # added to the last row of K and V
+    changed_row: int
+    check_on: CausalityCheck   # with the mask
+    check_off: CausalityCheck  # without it
+    verdict_on: np.ndarray     # per query: same / moved / nan
+    verdict_off: np.ndarray
+    cache: CacheView
+
+
+def causal_lesson(q, k, v, track=0, scale=True, causal=True, diagonal=1, cached=0,
+                  delta=10.0, cache_view_c=3):
+    """The clip's five-step table, both mask routes, the diagonal case, the causality
+    check with and without the mask, and the cache view (C = cached, or cache_view_c
+    when nothing is cached)."""
+    steps = attention_steps(q, k, v, scale, causal, diagonal, cached)
+    post = softmax_then_zero(steps.scaled, steps.mask)
+    diag0 = attention_steps(q, k, v, scale, True, 0, cached)
+    on = causality_check(q, k, v, delta, scale=scale, causal=True, diagonal=diagonal, cached=cached)
+    off = causality_check(q, k, v, delta, scale=scale, causal=False)
+    n_q = len(steps.q)
+    return CausalLesson(
+        steps=steps, track=int(track), positions=np.arange(n_q) + cached,
+        aligned=bool(cached + n_q == len(steps.k)), post=post,
+        route_gap=max_gap(post.renormalised, steps.weights),
+        nan_rows=np.flatnonzero(np.isnan(steps.weights).any(-1)), diagonal_masked=diag0,
+        diagonal_nan_rows=np.flatnonzero(np.isnan(diag0.weights).any(-1)), delta=float(delta),
+        changed_row=len(steps.k) - 1, check_on=on, check_off=off,
+        verdict_on=verdicts(on.shift), verdict_off=verdicts(off.shift),
+        cache=cache_view(n_q, cached if cached else cache_view_c, diagonal))
 
 
 def split_heads_tensor(x, heads):
@@ -280,6 +407,54 @@ def sample_dropout(weights, p, samples, seed=0, mode="train"):
     return DropoutSamples(masks, rows, running)
 
 
+@dataclass(frozen=True)
+class DropoutLesson:
+    """Everything the dropout clip shows (4.6 and its lab), for one set of inputs."""
+    weights: np.ndarray
+    weight_sum: float        # 1 before dropout
+    mode: str
+    p: float                 # as configured (ignored in eval mode)
+    p_eff: float             # 0 in eval mode
+    scale: float             # 1 / (1 - p_eff)
+    masks: list              # the chosen masks, one at a time
+    rows: np.ndarray         # [k, n] each chosen mask's row
+    sums: np.ndarray         # [k]
+    probs: np.ndarray        # [k] each chosen mask's probability
+    table: DropoutTable      # every mask
+    prob_total: float        # the table's probabilities add up to 1
+    sampled: DropoutSamples
+    sample_sums: np.ndarray  # [N] each sampled row's sum
+    checkpoints: tuple       # sample counts at which the running mean is shown
+    checkpoint_means: np.ndarray  # [len(checkpoints), n] the running mean after that many samples
+    train_row: object        # first chosen mask in train mode at the configured p (None if p = 1)
+    train_sum: object
+    eval_p: float            # eval mode's effective p: 0
+    eval_row: np.ndarray     # eval mode: the row unchanged
+    eval_sum: float
+    zeros: tuple             # positions whose weight is 0: they stay 0
+
+
+def dropout_lesson(weights, p, mode, masks, samples, seed=0):
+    w = np.asarray(weights, float)
+    p_eff = 0.0 if mode == "eval" else float(p)
+    rows = np.array([dropout_row(w, m, p, mode) for m in masks]).reshape(len(masks), len(w))
+    table = dropout_table(w, p, mode)
+    sampled = sample_dropout(w, p, samples, seed, mode)
+    checkpoints = tuple(sorted({c for c in (1, 2, 5, 10, 20, 50, 100, 200) if c < samples} | {samples}))
+    train = dropout_row(w, masks[0], p) if masks and p < 1 else None
+    eval_row = dropout_row(w, None, p, "eval")
+    return DropoutLesson(
+        weights=w, weight_sum=float(w.sum()), mode=mode, p=float(p), p_eff=p_eff,
+        scale=1.0 / (1.0 - p_eff), masks=list(masks), rows=rows, sums=rows.sum(-1),
+        probs=np.array([mask_probability(m, p, mode) for m in masks]), table=table,
+        prob_total=float(table.probs.sum()), sampled=sampled, sample_sums=sampled.rows.sum(-1),
+        checkpoints=checkpoints,
+        checkpoint_means=sampled.running_mean[[c - 1 for c in checkpoints]], train_row=train,
+        train_sum=None if train is None else float(train.sum()),
+        eval_p=0.0, eval_row=eval_row, eval_sum=float(eval_row.sum()),
+        zeros=tuple(int(i) for i in np.flatnonzero(w == 0)))
+
+
 # ---------------------------------------------------------------- 4.7
 @dataclass(frozen=True)
 class HeadTrack:
@@ -321,3 +496,17 @@ def track_element(shape, heads, element):
     return HeadTrack(tuple(shape), heads, d, element, (b, t, c), (b, t, h, r), (b, h, t, r),
                      (b, t, h, r), (b, t, c), (wb, *divmod(rest, d_model)),
                      (b_, heads, t_, t_), head_layouts(shape, heads))
+
+
+HEAD_SWAP = (1, 2)   # transpose(1, 2): the axes T and H of [B, T, H, d]
+
+
+def misplaced_by_wrong_merge(shape, heads):
+    """Ids that the wrong merge (reshape without transposing back) puts somewhere else."""
+    layouts = head_layouts(shape, heads)
+    return np.sort(layouts["wrong"][layouts["wrong"] != layouts["merged"]])
+
+
+def head_split(d_model, heads):
+    """(d, remainder) of D / H: the heads split evenly only when the remainder is 0."""
+    return divmod(int(d_model), int(heads))

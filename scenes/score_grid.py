@@ -1,0 +1,221 @@
+"""4.2 为什么拆成查询、键和值 and 4.3 缩放因子来自点积的方差:
+Q, K, V projections, the QK^T grid and why the scores are divided by sqrt(d_k)."""
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # for plain `manim` runs
+
+from manim import DOWN, RIGHT, UL, UP, FadeIn, LaggedStart, Transform, VGroup, Write
+
+from scenes import compute, style
+from scenes.base import ClipScene
+from scenes.mobjects import MatrixGrid, fit
+from scenes.score_grid_parts import (align_columns, axis_names, batches, grouped_bars, legend,
+                                     role_grid, upright_columns)
+
+ROLES = (("q", "wq", "Q", "W_Q", style.QUERY), ("k", "wk", "K", "W_K", style.KEY),
+         ("v", "wv", "V", "W_V", style.VALUE))
+MIN_SCALE = 0.62   # below this, the three projections are shown one after another
+
+
+class ScoreGrid(ClipScene):
+    clip = "score-grid"
+    section = "4.2"
+    title = "为什么拆成查询、键和值"
+    section_scaling, title_scaling = "4.3", "缩放因子来自点积的方差"
+
+    def compute(self):
+        i = self.inputs
+        r = compute.score_grid(q=i["q"], k=i["k"], v=i["v"], x=i["x"], wq=i["wq"], wk=i["wk"],
+                               wv=i["wv"], seed=i["seed"])
+        self.q_names = axis_names(self.book, i["tokens"], "q", len(r.q))
+        self.k_names = axis_names(self.book, i["tokens"], "k", len(r.k))
+        self.names = {"Q": self.q_names, "K": self.k_names,
+                      "V": axis_names(self.book, i["tokens"], "v", len(r.k))}
+        return r
+
+    def construct(self):
+        self.projections()
+        self.fill_scores()
+        self.scaling()
+        self.one_row()
+        self.end()
+
+    # -- helpers
+    def roles(self):
+        """(values, W or None, name, W name, colour) for Q, K and V where present."""
+        r = self.result
+        return [(getattr(r, a), getattr(r, w), n, wn, c) for a, w, n, wn, c in ROLES
+                if getattr(r, a) is not None]
+
+    def score_heat(self, name, values, low_high):
+        grid = MatrixGrid(self.book, name, values, style.decimals_for(values), heat="scores",
+                          row_labels=self.q_names, col_labels=self.k_names,
+                          row_color=style.QUERY, col_color=style.KEY)
+        bar = legend(self.book, f"{name}_legend", *low_high, style.decimals_for(values))
+        corner = VGroup(self.book.label("键 →", color=style.KEY, size=style.LABEL_SIZE),
+                        self.book.label("查询 ↓", color=style.QUERY, size=style.LABEL_SIZE))
+        upright_columns(grid)
+        corner.arrange(DOWN, buff=0.08, aligned_edge=RIGHT).next_to(grid.box_group, UL, buff=0.12)
+        grid.add(corner)
+        grid.corner = corner
+        return grid, bar
+
+    # -- steps
+    def projections(self):
+        if self.result.x is None:
+            return self.given_directly()
+        self.step("引入三个可训练矩阵：Q = X W_Q，K = X W_K，V = X W_V。")
+        r, book = self.result, self.book
+        x = role_grid(book, "x", r.x, style.decimals_for(r.x), style.TEXT, "X",
+                      row_labels=self.q_names)
+        blocks = [self.projection_block(*role) for role in self.roles()]
+        rule = self.shape_rule()
+        rule.move_to(UP * 2.85)
+        if self.natural_scale(x, blocks) >= MIN_SCALE:
+            self.falk(x, VGroup(*blocks).arrange(RIGHT, buff=0.45, aligned_edge=UP))
+            self.play(FadeIn(rule), FadeIn(x))
+            for block in blocks:
+                self.show_block(block)
+            return
+        size = x.height
+        for n, block in enumerate(blocks):   # too wide for one frame: one projection at a time
+            if n:
+                self.clear_stage(run_time=0.3)
+            self.falk(x.scale_to_fit_height(size), block)
+            self.play(FadeIn(rule), FadeIn(x))
+            self.show_block(block)
+
+    def shape_rule(self):
+        """[T, D_in] . [D_in, d_k] -> [T, d_k], then the same with this input's sizes."""
+        r, book = self.result, self.book
+        sizes = " · ".join(book.coords(f"rule.{n}", a.shape) for n, a in (("x", r.x), ("wq", r.wq)))
+        return VGroup(book.math(r"[T, D_{in}] \cdot [D_{in}, d_k] \to [T, d_k]", size=34),
+                      book.label(f"：{sizes} → {book.coords('rule.q', r.q.shape)}",
+                                 size=style.BODY_SIZE)).arrange(RIGHT, buff=0.2)
+
+    @staticmethod
+    def natural_scale(x, blocks):
+        width = x.width + sum(b.width + 0.45 for b in blocks)
+        height = max([x.height] + [b.height for b in blocks])
+        return min(13 / width, 5.35 / height, 1.0)
+
+    @staticmethod
+    def falk(x, blocks):
+        """X to the left of the products, each W above its product; fit under the rule."""
+        VGroup(x, blocks).arrange(RIGHT, buff=0.45)
+        x.shift(UP * (blocks[-1].grid.box_group.get_y() - x.grid.box_group.get_y()))
+        fit(VGroup(x, blocks), 13, 5.35).move_to(DOWN * 0.4)
+
+    def projection_block(self, values, w, name, w_name, color):
+        """W above its product, columns over columns (the product sits under W, beside X)."""
+        w_grid = role_grid(self.book, f"w{name.lower()}", w, style.decimals_for(w), color, w_name,
+                           side=UP)
+        out = role_grid(self.book, name.lower(), values, 4, color, name)
+        block = VGroup(w_grid, out).arrange(DOWN, buff=0.3)
+        block.grid = out.grid
+        return block
+
+    def show_block(self, block):
+        w_grid, out = block
+        self.play(FadeIn(w_grid), FadeIn(out.tag), FadeIn(out.grid.box_group), run_time=0.5)
+        self.play(LaggedStart(*[FadeIn(out.grid.entry(i, j))
+                                for i in range(out.grid.n_rows) for j in range(out.grid.n_cols)],
+                              lag_ratio=0.05), run_time=0.8)
+
+    def given_directly(self):
+        self.step("直接给定 Q、K：查询与键的宽度必须相同，才能做点积。")
+        grids = [role_grid(self.book, n.lower(), vals, style.decimals_for(vals), c, n,
+                           row_labels=self.names[n])
+                 for vals, _, n, _, c in self.roles()]
+        for n, batch in enumerate(batches(grids, 13, 5.6, 0.6, MIN_SCALE)):  # as many as fit
+            if n:
+                self.clear_stage(run_time=0.3)
+            fit(VGroup(*batch).arrange(RIGHT, buff=0.6, aligned_edge=UP), 13, 5.6).move_to(DOWN * 0.1)
+            self.play(LaggedStart(*[FadeIn(g) for g in batch], lag_ratio=0.4))
+
+    def fill_scores(self):
+        r, book = self.result, self.book
+        square = "[T, T]" if r.scores.shape[0] == r.scores.shape[1] else "[T_q, T_k]"
+        self.step(f"QKᵀ 是 {square}：第 i 行第 j 列 = qᵢ · kⱼ；行是查询，列是键。")
+        self.clear_stage()
+        grid, bar = self.score_heat("scores", r.scores, r.scores_range)
+        head = book.math(r"S_{ij} = q_i \cdot k_j = \sum_r q_{i,r}\, k_{j,r}", size=36)
+        tag = VGroup(book.math(r"QK^\top", color=style.ACCENT),
+                     book.label(book.coords("scores.shape", r.scores.shape), size=style.LABEL_SIZE,
+                                color=style.ACCENT)).arrange(RIGHT, buff=0.15)
+        body = VGroup(VGroup(grid, tag).arrange(DOWN, buff=0.25), bar).arrange(RIGHT, buff=0.5)
+        fit(VGroup(head, body).arrange(DOWN, buff=0.3), 13, 6.1).move_to(DOWN * 0.1)
+        self.play(Write(head), FadeIn(grid.row_labels), FadeIn(grid.col_labels), FadeIn(tag),
+                  FadeIn(grid.corner))
+        for i in range(grid.n_rows):
+            self.play(LaggedStart(*[FadeIn(grid.cell(i, j)) for j in range(grid.n_cols)],
+                                  lag_ratio=0.25), run_time=0.45)
+        self.play(FadeIn(bar))
+
+    def scaling(self):
+        r, book = self.result, self.book
+        v = r.variance
+        d_k = book.index("d_k", r.d_k)
+        self.step(f"点积方差约为 dₖ，除以 √dₖ 把量级拉回一；本例 dₖ = {d_k}，即一个头的宽度。")
+        self.clear_stage()
+        head = book.fmt("section", float(self.section_scaling), 1)
+        title = book.label(f"{head}  {self.title_scaling}", size=style.TITLE_SIZE)
+        self.play(Transform(self.title_mob, title.move_to(self.title_mob)), run_time=0.4)
+        table = self.variance_table(v, r.own)
+        note = book.label(f"采样 {book.index('variance.samples', v.samples)} 对单位方差 q、k，"
+                          f"种子 {book.index('seed', v.seed)}", size=style.LABEL_SIZE, color=style.MUTED)
+        left = VGroup(table, note).arrange(DOWN, buff=0.3)
+        root = book.math(rf"\sqrt{{d_k}} = \sqrt{{{d_k}}} = {book.fmt('scale', r.scale)}",
+                         color=style.TRACK, size=36)
+        grid, bar = self.score_heat("scaled", r.scaled, r.scaled_range)
+        tag = book.math(r"QK^\top / \sqrt{d_k}", color=style.ACCENT)
+        right = VGroup(root, VGroup(VGroup(grid, tag).arrange(DOWN, buff=0.25), bar)
+                       .arrange(RIGHT, buff=0.4)).arrange(DOWN, buff=0.3)
+        fit(VGroup(left, right).arrange(RIGHT, buff=0.7), 13.2, 6.1).move_to(DOWN * 0.1)
+        self.play(FadeIn(table.header), FadeIn(note))
+        self.play(LaggedStart(*[FadeIn(row) for row in table.rows], lag_ratio=0.3), run_time=1.2)
+        self.play(Write(root))
+        self.play(FadeIn(grid), FadeIn(tag), FadeIn(bar))
+
+    def variance_table(self, v, own):
+        """d_k | Var(q.k) | Var(q.k / sqrt(d_k)), the clip's own d_k in the tracked colour."""
+        book = self.book
+        cols = [MatrixGrid(book, "variance.d_k", [[d] for d in v.d_ks], 0, col_labels=["dₖ"]),
+                MatrixGrid(book, "variance.var", v.var[:, None], 4, col_labels=["Var(q·k)"]),
+                MatrixGrid(book, "variance.var_scaled", v.var_scaled[:, None], 4,
+                           col_labels=["Var(q·k/√dₖ)"])]
+        table = VGroup(*cols).arrange(RIGHT, buff=0.1, aligned_edge=DOWN)
+        for g in cols:
+            g.entry(own, 0).set_color(style.TRACK)
+            g.box(own, 0).set_stroke(style.TRACK, width=3)
+        table.header = VGroup(*[g.col_labels for g in cols], *[g.box_group for g in cols])
+        table.rows = [VGroup(*[g.entry(i, 0) for g in cols]) for i in range(len(v.d_ks))]
+        return table
+
+    def one_row(self):
+        r, book = self.result, self.book
+        name = self.q_names[r.query]
+        self.step(f"同一行 softmax：不缩放时分数差距更大，权重更集中（查询 {name}）。")
+        self.clear_stage()
+        i = r.query
+        rows = [("row.scores", r.scores[i], style.decimals_for(r.scores), "q·k", style.TEXT),
+                ("row.scaled", r.scaled[i], 4, "q·k/√dₖ", style.TEXT),
+                ("weights_raw", r.weights_raw, 4, "softmax(q·k)", style.MUTED),
+                ("weights_scaled", r.weights_scaled, 4, "softmax(q·k/√dₖ)", style.ACCENT)]
+        grids = [MatrixGrid(book, n, vals[None, :], d, row_labels=[lab], row_color=c,
+                            col_labels=self.k_names if n == "row.scores" else None,
+                            col_color=style.KEY, heat="weights" if n.startswith("weights") else None)
+                 for n, vals, d, lab, c in rows]
+        table = align_columns(grids, buff=0.12)
+        upright_columns(grids[0])
+        bars = grouped_bars(grids[0], [r.weights_raw, r.weights_scaled], [style.MUTED, style.ACCENT])
+        query = book.label(f"查询 {name}", color=style.QUERY, size=style.BODY_SIZE)
+        peaks = book.label(f"最大权重：不缩放 {book.fmt('peak_raw', r.peak_raw)}　→　"
+                           f"缩放后 {book.fmt('peak_scaled', r.peak_scaled)}", color=style.TEXT)
+        chart = VGroup(bars, table)
+        fit(VGroup(query, chart, peaks).arrange(DOWN, buff=0.3), 13, 5.8).move_to(UP * 0.05)
+        self.play(FadeIn(query), FadeIn(grids[0]), FadeIn(grids[1]))
+        self.play(FadeIn(grids[2]), FadeIn(grids[3]))
+        self.play(LaggedStart(*[FadeIn(b, shift=UP * 0.2) for b in bars], lag_ratio=0.08))
+        self.play(Write(peaks))

@@ -1,0 +1,177 @@
+"""Builders for the multihead clip: one layout of the id tensor, the tracking frames,
+the error card. Every id, index and shape is drawn through the NumberBook."""
+import math
+
+import numpy as np
+from manim import (DOWN, LEFT, RIGHT, UP, DashedVMobject, FadeIn, FadeOut, Rectangle,
+                   ReplacementTransform, RoundedRectangle, SurroundingRectangle, VGroup)
+
+from scenes import style
+
+ID_SIZE = 22                 # an id such as e95, in the number font
+CELL_W, CELL_H = 0.6, 0.44   # one cell at scale 1: "e95" plus room
+GAP_X, GAP_Y, BATCH_GAP = 0.35, 0.14, 0.22
+HEADER_PAD = 0.12
+MAX_SCALE = 2.0
+LEGIBLE = 0.95            # ids at this scale read well at 480p
+AREA = dict(width=13.0, top=2.0, bottom=-2.95)   # below the info lines, above the caption
+
+
+def coords_text(book, label, values, open_axes=0):
+    """'[0, 1, :, :]': fixed indices recorded, then ':' for each open axis."""
+    parts = [book.index(f"{label}[{k}]", v) for k, v in enumerate(values)] + [":"] * open_axes
+    return "[" + ", ".join(parts) + "]"
+
+
+def shape_line(book, label, axes, shape):
+    """'[B, T, H, d] = [1, 3, 2, 2]' with each size recorded."""
+    return f"[{', '.join(axes)}] = {book.coords(label, shape)}"
+
+
+def light(text):
+    """Drop the parsed SVG paths a Text keeps after making its points: copies get 5x cheaper."""
+    for part in text.family_members_with_points():
+        part.path_obj = None
+    return text
+
+
+class TensorView:
+    """One layout of the id tensor, in reading order: a group per fixed first two indices
+    ('[0, 0, :]' is a row of D ids; '[0, 1, :, :]' a small matrix), groups arranged to fit.
+
+    `glyphs` maps id (and header text) -> its Text; a view copies them, the first one creates them.
+    Not a Mobject itself: add `parts()` to the scene, move ids with `morph`.
+    """
+
+    def __init__(self, book, name, ids, glyphs, track=None, marks=None, top=AREA["top"]):
+        self.name, self.ids, self.top = name, np.asarray(ids), top
+        shape = self.ids.shape
+        self.texts, self.boxes, self.header_of = {}, {}, {}
+        groups = []
+        for i0 in range(shape[0]):
+            for i1 in range(shape[1]):
+                sub = np.atleast_2d(self.ids[i0, i1])
+                words = coords_text(book, f"{name}.group[{i0}][{i1}]", (i0, i1), len(shape) - 2)
+                if words not in glyphs:
+                    glyphs[words] = light(book.label(words, color=style.MUTED, size=style.LABEL_SIZE))
+                header = glyphs[words].copy()
+                cells = []
+                for idx in np.ndindex(sub.shape):
+                    n = int(sub[idx])
+                    full = (i0, i1) + (idx if len(shape) == 4 else idx[1:])
+                    text = "e" + book.index(name + "".join(f"[{k}]" for k in full), n)
+                    if n not in glyphs:
+                        glyphs[n] = light(book.label(text, size=ID_SIZE, font=style.NUMBER_FONT))
+                    glyph = glyphs[n].copy()
+                    self.texts[n] = glyph
+                    self.boxes[n] = Rectangle(width=CELL_W, height=CELL_H, stroke_color=style.GRID_LINE,
+                                              stroke_width=1.5)
+                    self.header_of[n] = header
+                    cells.append((idx, n))
+                groups.append((i0, header, sub.shape, cells))
+        self.scale = self._arrange(groups, shape[1])
+        for n in (marks if marks is not None else ()):
+            self.texts[int(n)].set_color(style.MASK)
+        if track is not None:
+            self.texts[track].set_color(style.TRACK)
+            self.header_of[track].set_color(style.TRACK)
+
+    def _plan(self, groups, per_batch):
+        """The arrangement (header side, groups per row) that lets the cells be largest."""
+        rows, cols = groups[0][2]
+        hw = max(g[1].width for g in groups)
+        hh = max(g[1].height for g in groups)
+        n = len(groups)
+        choices = [c for c in range(1, n + 1) if per_batch % c == 0 or c % per_batch == 0]
+        plans = []
+        for side in ("left", "up"):
+            bw = hw + HEADER_PAD + cols * CELL_W if side == "left" else max(hw, cols * CELL_W)
+            bh = max(hh, rows * CELL_H) if side == "left" else hh + HEADER_PAD + rows * CELL_H
+            for c in choices:
+                n_rows = math.ceil(n / c)
+                batch_gaps = (n // per_batch - 1) if per_batch % c == 0 else 0
+                width = c * bw + (c - 1) * GAP_X
+                height = n_rows * bh + (n_rows - 1) * GAP_Y + batch_gaps * BATCH_GAP
+                area_h = self.top - AREA["bottom"]
+                scale = min(MAX_SCALE, AREA["width"] / width, area_h / height)
+                plans.append((scale, side, c, bw, bh, hw))
+        # Fewest groups per row (a list reads best) while the ids stay near full size.
+        good = min(0.9 * max(p[0] for p in plans), LEGIBLE)
+        return min((p for p in plans if p[0] >= good), key=lambda p: (p[2], -p[0]))
+
+    def _arrange(self, groups, per_batch):
+        scale, side, n_cols, bw, bh, hw = self._plan(groups, per_batch)
+        rows_per_batch = per_batch // n_cols if per_batch % n_cols == 0 else None
+        whole = VGroup()
+        for k, (_, header, _, cells) in enumerate(groups):
+            row, col = divmod(k, n_cols)
+            x0 = col * (bw + GAP_X)
+            y0 = -(row * (bh + GAP_Y) + (row // rows_per_batch if rows_per_batch else 0) * BATCH_GAP)
+            gx = x0 + (hw + HEADER_PAD if side == "left" else 0)
+            gy = y0 - (0 if side == "left" else header.height + HEADER_PAD)
+            for idx, n in cells:
+                i, j = idx if len(idx) == 2 else (0, idx[-1])
+                center = [gx + (j + 0.5) * CELL_W, gy - (i + 0.5) * CELL_H, 0]
+                self.boxes[n].move_to(center)
+                self.texts[n].move_to(center)
+            if side == "left":
+                header.move_to([x0 + hw, gy - CELL_H / 2, 0], aligned_edge=RIGHT)
+            else:
+                header.move_to([x0, y0, 0], aligned_edge=UP + LEFT)
+            whole.add(header)
+        whole.add(*self.boxes.values(), *self.texts.values())
+        whole.scale(scale, about_point=np.zeros(3))
+        whole.move_to([0, (self.top + AREA["bottom"]) / 2, 0])
+        self.headers = VGroup(*[g[1] for g in groups])
+        self.box_group = VGroup(*self.boxes.values())
+        return scale
+
+    def parts(self):
+        return [self.box_group, self.headers, *self.texts.values()]
+
+    def frame(self, n):
+        """The double frame around element n (the lab's 双线框)."""
+        box = self.boxes[n]
+        inner = SurroundingRectangle(box, buff=0.0, color=style.TRACK, stroke_width=3)
+        outer = SurroundingRectangle(box, buff=0.07 * self.scale, color=style.TRACK, stroke_width=2)
+        return VGroup(inner, outer)
+
+    def ghost(self, n):
+        """A dashed frame: where element n belongs."""
+        rect = SurroundingRectangle(self.boxes[n], buff=0.05 * self.scale, color=style.TRACK,
+                                    stroke_width=2)
+        return DashedVMobject(rect, num_dashes=16)
+
+
+def morph(old, new, frames=()):
+    """Move every id from its place in `old` to its place in `new` (and the frames with it)."""
+    anims = [FadeOut(old.box_group), FadeOut(old.headers), FadeIn(new.box_group), FadeIn(new.headers)]
+    anims += [ReplacementTransform(old.texts[n], new.texts[n]) for n in old.texts]
+    anims += [ReplacementTransform(a, b) for a, b in frames]
+    return anims
+
+
+def info_lines(book, lines):
+    """The lines above the tensor: (text, colour) pairs, left-aligned, under the title."""
+    group = VGroup(*[book.label(t, color=c, size=style.LABEL_SIZE) for t, c in lines])
+    group.arrange(DOWN, aligned_edge=LEFT, buff=0.14)
+    if group.width > AREA["width"]:
+        group.scale_to_fit_width(AREA["width"])
+    return group.move_to([0, style.TITLE_Y - 0.5, 0], aligned_edge=UP)
+
+
+def error_card(book, lines, terminal):
+    """A red-edged card: the rule broken (lines) and the validator's own message (terminal)."""
+    text = VGroup(*[book.label(t, color=c, size=style.BODY_SIZE) for t, c in lines])
+    text.arrange(DOWN, aligned_edge=LEFT, buff=0.22)
+    term = VGroup(*[book.label(t, color=c, size=style.LABEL_SIZE, font=style.NUMBER_FONT)
+                    for t, c in terminal]).arrange(DOWN, aligned_edge=LEFT, buff=0.12)
+    term_box = SurroundingRectangle(term, buff=0.25, color=style.GRID_LINE, stroke_width=1.5)
+    term_box.set_fill(style.NAN_FILL, opacity=0.35)
+    body = VGroup(text, VGroup(term_box, term)).arrange(DOWN, aligned_edge=LEFT, buff=0.4)
+    if body.width > AREA["width"] - 0.8:
+        body.scale_to_fit_width(AREA["width"] - 0.8)
+    card = RoundedRectangle(corner_radius=0.15, width=body.width + 0.7, height=body.height + 0.7,
+                            stroke_color=style.MASK, stroke_width=3)
+    card.move_to(body)
+    return VGroup(card, body).move_to([0, 0.1, 0])

@@ -122,7 +122,7 @@ class WeightedAverage(ClipScene):
                           row_labels=["e^s"])
         total = book.label(f"Σ e^s = {book.fmt('exp_sum', r.exp_sum)}", color=style.ACCENT)
         weights = bars(book, "weights", r.weights, [style.VALUE], labels=self.names, max_height=2.2)
-        weight_sum = book.label(f"Σ α = {book.fmt('weights_sum', r.weights.sum())}", color=style.ACCENT)
+        weight_sum = book.label(f"Σ α = {book.fmt('weights_sum', r.weights_sum)}", color=style.ACCENT)
         left = VGroup(formula, exps, total).arrange(DOWN, buff=0.45)
         right = VGroup(weights, weight_sum).arrange(DOWN, buff=0.35)
         fit(VGroup(left, right).arrange(RIGHT, buff=1.0), 12.8, 5.6).move_to(DOWN * 0.15)

@@ -1,0 +1,115 @@
+"""4.6: dropout on one row of weights: one mask, every mask, seeded sampling."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import product
+
+import numpy as np
+
+
+def dropout_row(weights, keep, p, mode="train"):
+    """One mask: kept entries x 1/(1-p), dropped -> 0. Eval mode: p = 0, row unchanged."""
+    w = np.asarray(weights, float)
+    if mode == "eval":
+        return w.copy()
+    return np.where(np.asarray(keep, bool), w / (1.0 - p), 0.0)
+
+
+def mask_probability(keep, p, mode="train"):
+    keep = np.asarray(keep, bool)
+    if mode == "eval":
+        return float(keep.all())
+    return float((1 - p) ** keep.sum() * p ** (~keep).sum())
+
+
+def all_masks(n):
+    """Every keep-mask of length n, bit i keeps entry i: 111 ... 000."""
+    return [np.array(bits, bool) for bits in product((1, 0), repeat=n)]
+
+
+@dataclass(frozen=True)
+class DropoutTable:
+    weights: np.ndarray
+    p: float                 # effective p (0 in eval mode)
+    masks: list
+    probs: np.ndarray        # probability of each mask
+    rows: np.ndarray         # [2^n, n] the row after each mask
+    sums: np.ndarray         # each row's sum
+    mean_row: np.ndarray     # probability-weighted mean: equals weights
+    expected_sum: float
+
+
+def dropout_table(weights, p, mode="train"):
+    w = np.asarray(weights, float)
+    p = 0.0 if mode == "eval" else float(p)
+    masks = all_masks(len(w))
+    probs = np.array([mask_probability(m, p) for m in masks])
+    rows = np.array([dropout_row(w, m, p) for m in masks])
+    mean = probs @ rows
+    return DropoutTable(w, p, masks, probs, rows, rows.sum(-1), mean, float(probs @ rows.sum(-1)))
+
+
+@dataclass(frozen=True)
+class DropoutSamples:
+    masks: np.ndarray        # [N, n] bool, drawn i.i.d. keep ~ Bernoulli(1 - p)
+    rows: np.ndarray         # [N, n]
+    running_mean: np.ndarray  # [N, n]: mean of the first i+1 rows
+
+
+def sample_dropout(weights, p, samples, seed=0, mode="train"):
+    """nn.Dropout semantics: zero each entry with probability p, scale the rest by 1/(1-p)."""
+    w = np.asarray(weights, float)
+    p = 0.0 if mode == "eval" else float(p)
+    rng = np.random.default_rng(seed)
+    masks = rng.random((samples, len(w))) >= p
+    rows = np.where(masks, w / (1.0 - p), 0.0)
+    running = np.cumsum(rows, 0) / np.arange(1, samples + 1)[:, None]
+    return DropoutSamples(masks, rows, running)
+
+
+@dataclass(frozen=True)
+class DropoutLesson:
+    """Everything the dropout clip shows (4.6 and its lab), for one set of inputs."""
+    weights: np.ndarray
+    weight_sum: float        # 1 before dropout
+    mode: str
+    p: float                 # as configured (ignored in eval mode)
+    p_eff: float             # 0 in eval mode
+    scale: float             # 1 / (1 - p_eff)
+    masks: list              # the chosen masks, one at a time
+    rows: np.ndarray         # [k, n] each chosen mask's row
+    sums: np.ndarray         # [k]
+    probs: np.ndarray        # [k] each chosen mask's probability
+    table: DropoutTable      # every mask
+    prob_total: float        # the table's probabilities add up to 1
+    sampled: DropoutSamples
+    sample_sums: np.ndarray  # [N] each sampled row's sum
+    checkpoints: tuple       # sample counts at which the running mean is shown
+    checkpoint_means: np.ndarray  # [len(checkpoints), n] the running mean after that many samples
+    train_row: object        # first chosen mask in train mode at the configured p (None if p = 1)
+    train_sum: object
+    eval_p: float            # eval mode's effective p: 0
+    eval_row: np.ndarray     # eval mode: the row unchanged
+    eval_sum: float
+    zeros: tuple             # positions whose weight is 0: they stay 0
+
+
+def dropout_lesson(weights, p, mode, masks, samples, seed=0):
+    w = np.asarray(weights, float)
+    p_eff = 0.0 if mode == "eval" else float(p)
+    rows = np.array([dropout_row(w, m, p, mode) for m in masks]).reshape(len(masks), len(w))
+    table = dropout_table(w, p, mode)
+    sampled = sample_dropout(w, p, samples, seed, mode)
+    checkpoints = tuple(sorted({c for c in (1, 2, 5, 10, 20, 50, 100, 200) if c < samples} | {samples}))
+    train = dropout_row(w, masks[0], p) if masks and p < 1 else None
+    eval_row = dropout_row(w, None, p, "eval")
+    return DropoutLesson(
+        weights=w, weight_sum=float(w.sum()), mode=mode, p=float(p), p_eff=p_eff,
+        scale=1.0 / (1.0 - p_eff), masks=list(masks), rows=rows, sums=rows.sum(-1),
+        probs=np.array([mask_probability(m, p, mode) for m in masks]), table=table,
+        prob_total=float(table.probs.sum()), sampled=sampled, sample_sums=sampled.rows.sum(-1),
+        checkpoints=checkpoints,
+        checkpoint_means=sampled.running_mean[[c - 1 for c in checkpoints]], train_row=train,
+        train_sum=None if train is None else float(train.sum()),
+        eval_p=0.0, eval_row=eval_row, eval_sum=float(eval_row.sum()),
+        zeros=tuple(int(i) for i in np.flatnonzero(w == 0)))

@@ -1,0 +1,201 @@
+"""4.4-4.5, 4.8-4.9: the causal mask, both masking routes, attention steps, causality checks."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from scenes.compute.scores import dot_scores, softmax, weighted_sum
+
+
+def causal_mask(n_q, n_k, diagonal=1, cached=0):
+    """Additive mask: 0 where query i may see key j, -inf above triu(diagonal).
+
+    With `cached` positions already in the cache, query i of the new block sits
+    at absolute position cached + i, so the triangle is shifted right.
+    """
+    hidden = np.triu(np.ones((n_q, n_k), bool), k=diagonal + cached)
+    return np.where(hidden, -np.inf, 0.0)
+
+
+def masked_softmax(scores, mask):
+    """The book's route: add -inf before softmax."""
+    return softmax(np.asarray(scores, float) + mask)
+
+
+@dataclass(frozen=True)
+class PostMask:
+    probs: np.ndarray        # softmax over all keys, future included
+    zeroed: np.ndarray       # future probabilities set to 0
+    row_sums: np.ndarray     # < 1 wherever a future key was dropped
+    renormalised: np.ndarray  # zeroed / row_sums: equals masked_softmax
+
+
+def softmax_then_zero(scores, mask):
+    """The other route: softmax first, zero the future, renormalise each row."""
+    probs = softmax(scores)
+    zeroed = np.where(np.isinf(mask), 0.0, probs)
+    sums = zeroed.sum(-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        renorm = zeroed / sums[:, None]
+    return PostMask(probs, zeroed, sums, renorm)
+
+
+@dataclass(frozen=True)
+class AttentionSteps:
+    q: np.ndarray
+    k: np.ndarray
+    v: np.ndarray
+    scale: float             # the divisor, sqrt(d_k), or 1 when not scaling
+    scores: np.ndarray       # q k^T
+    scaled: np.ndarray       # scores / scale
+    mask: np.ndarray         # 0 / -inf (all 0 when not causal)
+    masked: np.ndarray       # scaled + mask
+    weights: np.ndarray      # softmax(masked)
+    row_sums: np.ndarray
+    output: np.ndarray       # weights v
+    visible: np.ndarray      # number of keys each query sees
+
+
+def attention_steps(q, k, v, scale=True, causal=True, diagonal=1, cached=0):
+    q, k, v = (np.asarray(a, float) for a in (q, k, v))
+    scores = dot_scores(q, k)
+    divisor = float(np.sqrt(q.shape[-1])) if scale else 1.0
+    scaled = scores / divisor
+    mask = causal_mask(len(q), len(k), diagonal, cached) if causal else np.zeros(scores.shape)
+    masked = scaled + mask
+    weights = masked_softmax(scaled, mask)
+    return AttentionSteps(q, k, v, divisor, scores, scaled, mask, masked, weights,
+                          weights.sum(-1), weighted_sum(weights, v), np.sum(mask == 0, -1))
+
+
+@dataclass(frozen=True)
+class CausalityCheck:
+    k_changed: np.ndarray
+    v_changed: np.ndarray
+    before: np.ndarray       # outputs with the original K, V
+    after: np.ndarray        # outputs with the last row of K and V changed
+    shift: np.ndarray        # per query: max |after - before|
+
+
+def causality_check(q, k, v, delta=10.0, **attention):
+    """Change only the last row of K and V; earlier outputs must not move."""
+    k2, v2 = np.array(k, float), np.array(v, float)
+    k2[-1] += delta
+    v2[-1] += delta
+    before = attention_steps(q, k, v, **attention).output
+    after = attention_steps(q, k2, v2, **attention).output
+    with np.errstate(invalid="ignore"):
+        shift = np.max(np.abs(after - before), axis=-1)
+    return CausalityCheck(k2, v2, before, after, shift)
+
+
+@dataclass(frozen=True)
+class CacheView:
+    cached: int              # positions already in the cache (C)
+    positions: np.ndarray    # the new rows' positions: C, C + 1, ...
+    fresh: np.ndarray        # [n, n] 1 = may attend: a fresh triangle
+    allowed: np.ndarray      # [n, C + n]: the new block after C cached positions
+    fresh_visible: np.ndarray
+    visible: np.ndarray      # keys each new row sees: the first row sees C + 1
+
+
+def cache_view(n_new, cached, diagonal=1):
+    """The book's figure: 1 where a query may attend, without and with a cache."""
+    fresh = (causal_mask(n_new, n_new, diagonal) == 0).astype(int)
+    allowed = (causal_mask(n_new, cached + n_new, diagonal, cached) == 0).astype(int)
+    return CacheView(int(cached), np.arange(n_new) + cached, fresh, allowed, fresh.sum(-1),
+                     allowed.sum(-1))
+
+
+def verdicts(shift):
+    """Per query: 'same' (exactly unchanged), 'moved', or 'nan'."""
+    return np.array(["nan" if np.isnan(s) else "same" if s == 0 else "moved" for s in shift])
+
+
+def max_gap(a, b):
+    """max |a - b|, where both being NaN counts as agreement."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    both = np.isnan(a) & np.isnan(b)
+    with np.errstate(invalid="ignore"):
+        return float(np.max(np.where(both, 0.0, np.abs(a - b))))
+
+
+@dataclass(frozen=True)
+class CausalLesson:
+    """Everything the causal-mask clip shows (4.4, 4.5 and the lab), from one set of inputs."""
+    steps: AttentionSteps    # the inputs' route: scores, scaled, mask, masked, weights, output
+    track: int               # the query row followed
+    positions: np.ndarray    # each query's position among the keys (cached + i)
+    aligned: bool            # the queries are the last keys' positions (cached + T_q = T_k)
+    post: PostMask           # softmax first, zero the future, renormalise
+    route_gap: float         # max |post.renormalised - steps.weights| (0 in exact arithmetic)
+    nan_rows: np.ndarray     # rows of steps.weights that are NaN (no visible key)
+    diagonal_masked: AttentionSteps  # mask on with diagonal=0
+    diagonal_nan_rows: np.ndarray    # rows of diagonal_masked.weights that are NaN
+    delta: float             # added to the last row of K and V
+    changed_row: int
+    check_on: CausalityCheck   # with the mask
+    check_off: CausalityCheck  # without it
+    verdict_on: np.ndarray     # per query: same / moved / nan
+    verdict_off: np.ndarray
+    cache: CacheView
+
+
+def causal_lesson(q, k, v, track=0, scale=True, causal=True, diagonal=1, cached=0,
+                  delta=10.0, cache_view_c=3):
+    """The clip's five-step table, both mask routes, the diagonal case, the causality
+    check with and without the mask, and the cache view (C = cached, or cache_view_c
+    when nothing is cached)."""
+    steps = attention_steps(q, k, v, scale, causal, diagonal, cached)
+    post = softmax_then_zero(steps.scaled, steps.mask)
+    diag0 = attention_steps(q, k, v, scale, True, 0, cached)
+    on = causality_check(q, k, v, delta, scale=scale, causal=True, diagonal=diagonal, cached=cached)
+    off = causality_check(q, k, v, delta, scale=scale, causal=False)
+    n_q = len(steps.q)
+    return CausalLesson(
+        steps=steps, track=int(track), positions=np.arange(n_q) + cached,
+        aligned=bool(cached + n_q == len(steps.k)), post=post,
+        route_gap=max_gap(post.renormalised, steps.weights),
+        nan_rows=np.flatnonzero(np.isnan(steps.weights).any(-1)), diagonal_masked=diag0,
+        diagonal_nan_rows=np.flatnonzero(np.isnan(diag0.weights).any(-1)), delta=float(delta),
+        changed_row=len(steps.k) - 1, check_on=on, check_off=off,
+        verdict_on=verdicts(on.shift), verdict_off=verdicts(off.shift),
+        cache=cache_view(n_q, cached if cached else cache_view_c, diagonal))
+
+
+def split_heads_tensor(x, heads):
+    """[B, T, D] -> [B, H, T, d]."""
+    b, t, d_model = x.shape
+    return x.reshape(b, t, heads, d_model // heads).transpose(0, 2, 1, 3)
+
+
+def multihead_attention(x, w_qkv, w_out, b_out, heads, causal=True):
+    """core.py's Attention in numpy: one Linear(D, 3D), split heads, SDPA, merge, out proj."""
+    b, t, d_model = x.shape
+    q, k, v = np.split(x @ w_qkv, 3, axis=-1)
+    q, k, v = (split_heads_tensor(a, heads) for a in (q, k, v))
+    s = q @ k.transpose(0, 1, 3, 2) / np.sqrt(d_model // heads)
+    if causal:
+        s = s + causal_mask(t, t)
+    z = softmax(s) @ v
+    return z.transpose(0, 2, 1, 3).reshape(b, t, d_model) @ w_out + b_out
+
+
+def future_perturbation(shape=(2, 6, 12), heads=3, keep=4, size=1e3, seed=0):
+    """4.5: perturb positions >= keep; return the max change of the prefix outputs."""
+    rng = np.random.default_rng(seed)
+    b, t, d = shape
+    x = rng.standard_normal(shape)
+    w_qkv, w_out = rng.standard_normal((d, 3 * d)), rng.standard_normal((d, d))
+    b_out = rng.standard_normal(d)
+    x2 = x.copy()
+    x2[:, keep:] += size * rng.standard_normal((b, t - keep, d))
+    y, y2 = (multihead_attention(a, w_qkv, w_out, b_out, heads) for a in (x, x2))
+    return float(np.max(np.abs(y[:, :keep] - y2[:, :keep])))
+
+
+def attention_param_count(d_model, qkv_bias=False):
+    """Q, K, V projections plus the output projection (with bias): 4D^2 + D."""
+    qkv = 3 * d_model * d_model + (3 * d_model if qkv_bias else 0)
+    return qkv + d_model * d_model + d_model

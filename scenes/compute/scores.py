@@ -1,0 +1,147 @@
+"""4.1-4.3: dot-product scores, softmax, the weighted average, projections, variance."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+def dot_scores(q, k):
+    """scores[i, j] = q_i . k_j  (a [T_q, T_k] grid)."""
+    return np.asarray(q, float) @ np.asarray(k, float).T
+
+
+def softmax(scores, axis=-1):
+    """Stable softmax; a row that is all -inf gives NaN, as torch does."""
+    s = np.asarray(scores, float)
+    with np.errstate(invalid="ignore"):
+        e = np.exp(s - np.max(s, axis=axis, keepdims=True))
+        return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def scaled_scores(q, k, scale=True):
+    """q k^T / sqrt(d_k), d_k being the width of one query (one head)."""
+    s = dot_scores(q, k)
+    return s / np.sqrt(np.shape(q)[-1]) if scale else s
+
+
+def weighted_sum(weights, values):
+    """z_i = sum_j weights[i, j] v_j."""
+    with np.errstate(invalid="ignore"):
+        return np.asarray(weights, float) @ np.asarray(values, float)
+
+
+def project(x, w):
+    """X W: [T, D_in] . [D_in, d] -> [T, d]."""
+    return np.asarray(x, float) @ np.asarray(w, float)
+
+
+@dataclass(frozen=True)
+class WeightedAverage:
+    x: np.ndarray            # [T, D] inputs
+    query: int               # index of the query row
+    products: np.ndarray     # [T, D] component products x_query[r] * x_j[r]
+    scores: np.ndarray       # [T] dot products with the query
+    shifted: np.ndarray      # scores minus their mean: sum 0, so s / sum(s) breaks
+    shifted_sum: float
+    exps: np.ndarray         # e^scores
+    exp_sum: float
+    weights: np.ndarray      # softmax(scores)
+    weights_sum: float       # 1, as softmax promises
+    output: np.ndarray       # z = sum_j weights_j x_j
+    parts: np.ndarray        # [T, D] weights_j x_j, the arrows added tip to tail
+    gram: np.ndarray         # X X^T, [T, T]
+    rows: np.ndarray         # softmax(gram, dim=-1)
+    cols: np.ndarray         # softmax(gram, dim=-2)
+    rows_sums: np.ndarray
+    cols_row_sums: np.ndarray
+
+
+def weighted_average(x, query):
+    x = np.asarray(x, float)
+    scores = x @ x[query]
+    exps = np.exp(scores)
+    weights = softmax(scores)
+    gram = dot_scores(x, x)
+    rows, cols = softmax(gram, -1), softmax(gram, -2)
+    shifted = scores - scores.mean()
+    return WeightedAverage(
+        x=x, query=query, products=x * x[query], scores=scores,
+        shifted=shifted, shifted_sum=float(shifted.sum()),
+        exps=exps, exp_sum=float(exps.sum()), weights=weights, weights_sum=float(weights.sum()),
+        output=weights @ x, parts=weights[:, None] * x, gram=gram,
+        rows=rows, cols=cols, rows_sums=rows.sum(-1), cols_row_sums=cols.sum(-1))
+
+
+@dataclass(frozen=True)
+class ScoreVariance:
+    d_ks: tuple              # widths sampled
+    samples: int
+    seed: int
+    var: np.ndarray          # Var(q.k) per d_k
+    var_scaled: np.ndarray   # Var(q.k / sqrt(d_k)) per d_k
+
+
+def score_variance(d_ks=(1, 4, 16, 64), samples=20000, seed=0):
+    """Sample unit-variance q, k and measure the spread of their dot product."""
+    rng = np.random.default_rng(seed)
+    var, var_scaled = [], []
+    for d in d_ks:
+        q, k = rng.standard_normal((2, samples, d))
+        dots = np.sum(q * k, axis=-1)
+        var.append(dots.var())
+        var_scaled.append((dots / np.sqrt(d)).var())
+    return ScoreVariance(tuple(d_ks), samples, seed, np.array(var), np.array(var_scaled))
+
+
+@dataclass(frozen=True)
+class ScoreGrid:
+    """4.2 -- 4.3 for one input: projections, the QK^T grid, the variance argument, one row."""
+    x: object                # [T, D_in] or None when Q, K were given directly
+    wq: object               # [D_in, d_k] (or None), likewise wk, wv
+    wk: object
+    wv: object
+    q: np.ndarray            # [T_q, d_k]
+    k: np.ndarray            # [T_k, d_k]
+    v: object                # [T_k, d_v] or None
+    d_k: int                 # the width of Q: one head's width
+    scale: float             # sqrt(d_k)
+    scores: np.ndarray       # q k^T
+    scaled: np.ndarray       # scores / sqrt(d_k)
+    scores_range: tuple      # (min, max) of scores, for the heat legend
+    scaled_range: tuple
+    variance: ScoreVariance  # sampled with the clip's own d_k among the widths
+    own: int                 # index of d_k in variance.d_ks
+    query: int               # the row compared with and without scaling
+    weights_raw: np.ndarray  # softmax(scores[query])
+    weights_scaled: np.ndarray  # softmax(scaled[query])
+    peak_raw: float          # the largest weight of each
+    peak_scaled: float
+
+
+def score_grid(q=None, k=None, v=None, x=None, wq=None, wk=None, wv=None, seed=0,
+               d_ks=(1, 4, 16, 64), samples=20000, query=None):
+    """Q, K, V from X and the W's (or given), QK^T, its scaled form and one row's softmax.
+
+    The row shown defaults to the query whose scores spread most (max - min), where
+    scaling changes the weights most visibly.
+    """
+    if x is not None:
+        x, wq, wk = np.asarray(x, float), np.asarray(wq, float), np.asarray(wk, float)
+        wv = None if wv is None else np.asarray(wv, float)
+        q, k = project(x, wq), project(x, wk)
+        v = None if wv is None else project(x, wv)
+    q, k = np.asarray(q, float), np.asarray(k, float)
+    v = None if v is None else np.asarray(v, float)
+    d_k = q.shape[-1]
+    scores = dot_scores(q, k)
+    scaled = scaled_scores(q, k)
+    widths = tuple(sorted(set(d_ks) | {d_k}))
+    variance = score_variance(widths, samples, seed)
+    if query is None:
+        query = int(np.argmax(scores.max(-1) - scores.min(-1)))
+    raw, soft = softmax(scores[query]), softmax(scaled[query])
+    return ScoreGrid(x, wq, wk, wv, q, k, v, int(d_k), float(np.sqrt(d_k)), scores, scaled,
+                     (float(scores.min()), float(scores.max())),
+                     (float(scaled.min()), float(scaled.max())), variance, widths.index(d_k),
+                     int(query), raw, soft, float(raw.max()), float(soft.max()))

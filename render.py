@@ -21,6 +21,7 @@ DESCRIPTIONS = {
     "dropout": "4.6 dropout：单次结果与期望，训练与评估",
     "multihead": "4.7 多头：跟踪一个元素经过 reshape、transpose 与合并",
 }
+QUALITY_NAMES = ["tiny", "low", "medium", "high", "4k"]   # as scenes/runner.py QUALITIES
 # clip -> its input options: (name, help); flags end in "!"
 INPUTS = {
     "weighted-average": [("x", "input rows, e.g. '1 0; 0 1; 1 1' (2-8 rows)"),
@@ -48,8 +49,8 @@ INPUTS = {
 def common(f):
     """The options every clip takes."""
     for opt in reversed([
-        click.option("--quality", type=click.Choice(["low", "medium", "high", "4k"]), default="high",
-                     show_default=True, help="480p15, 720p30, 1080p60, 2160p60"),
+        click.option("--quality", type=click.Choice(QUALITY_NAMES), default="high",
+                     show_default=True, help="480p15, 720p30, 1080p60, 2160p60 (tiny: 144p5, for tests)"),
         click.option("--format", "fmt", type=click.Choice(["mp4", "gif", "png", "webm"]), default="mp4",
                      show_default=True, help="png: a still of the last frame"),
         click.option("--out", default="media", show_default=True, help="output folder"),
@@ -106,12 +107,12 @@ def list_clips():
         click.echo(f"{name:18s}{text}")
         for preset, data in preset_names(name):
             if preset != name:
-                click.echo(f"  --preset {preset:22s}{data['title']}")
+                click.echo(f"  --preset {preset:26s}{data['title']}")
 
 
 @cli.command("chapter")
-@click.option("--quality", type=click.Choice(["low", "medium", "high", "4k"]), default="high",
-              show_default=True, help="480p15, 720p30, 1080p60, 2160p60")
+@click.option("--quality", type=click.Choice(QUALITY_NAMES), default="high",
+              show_default=True, help="480p15, 720p30, 1080p60, 2160p60 (tiny: 144p5, for tests)")
 @click.option("--out", default="media", show_default=True, help="output folder")
 @click.option("--sections", is_flag=True, help="also one mp4 per step of each clip")
 def chapter(quality, out, sections):
@@ -126,7 +127,7 @@ def chapter(quality, out, sections):
 
 @cli.command("title-card", hidden=True)
 @click.argument("clip", type=click.Choice(list(DESCRIPTIONS)))
-@click.option("--quality", type=click.Choice(["tiny", "low", "medium", "high", "4k"]), default="high")
+@click.option("--quality", type=click.Choice(QUALITY_NAMES), default="high")
 @click.option("--out", default="media")
 def title_card(clip, quality, out):
     """The title card shown before CLIP in the chapter video (used by `chapter`)."""

@@ -6,6 +6,7 @@ from manim.animation.animation import prepare_animation
 from manim.utils.exceptions import EndSceneEarlyException
 
 from scenes import style
+from scenes.anim import Appear, Vanish
 from scenes.clip_inputs import check
 from scenes.inputs import raw_inputs
 from scenes.mobjects import caption_text
@@ -51,7 +52,7 @@ class ClipScene(Scene):
         self.next_section(f"step-{len(self.captions) + 1}")
         new = caption_text(self.book, text)
         if self._caption is None:
-            self.play(FadeIn(new), run_time=0.4)
+            self.play(Appear(new), run_time=0.4)
         else:
             self.play(Transform(self._caption, new), run_time=0.4)
             new = self._caption
@@ -72,7 +73,7 @@ class ClipScene(Scene):
         keep = {id(self.title_mob), id(self._caption)}
         gone = [m for m in self.mobjects if id(m) not in keep]
         if gone:
-            self.play(*[FadeOut(m) for m in gone], run_time=run_time)
+            self.play(*[Vanish(m) for m in gone], run_time=run_time)
 
     # -- fast path: the scene's end states without interpolating any frame
     def play(self, *args, run_time=None, **kwargs):
@@ -97,10 +98,10 @@ class ClipScene(Scene):
         if kind in (AnimationGroup, LaggedStart, Succession):
             for sub in anim.animations:
                 self._finish_now(sub)
-        elif kind in (FadeIn, Write, Create, GrowArrow, GrowFromCenter):
+        elif kind in (FadeIn, Write, Create, GrowArrow, GrowFromCenter) or (kind is Appear and not anim.vanish):
             if anim.mobject not in self.mobjects:
                 self.add(anim.mobject)
-        elif kind is FadeOut:
+        elif kind is FadeOut or kind is Appear:
             self.remove(anim.mobject)
         elif kind in (Transform, ReplacementTransform) and anim.target_mobject is not None:
             if kind is ReplacementTransform:

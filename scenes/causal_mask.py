@@ -7,6 +7,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # for plain `ma
 
 from manim import DOWN, LEFT, RIGHT, UP, FadeIn, VGroup, Write
 
+from scenes.anim import Appear, Vanish
 from scenes import compute, style
 from scenes.base import ClipScene
 from scenes.causal_mask_parts import Grid, fill, side_by_side, vector_text
@@ -101,12 +102,12 @@ class CausalMask(ClipScene):
         out = Grid(book, [[f"output[{t}][{c}]" for c in range(len(s.output[t]))]], s.output[t][None, :],
                    row_labels=[f"z{book.index('query', t)} = Σ Aⱼ vⱼ"], row_color=style.ACCENT)
         fill(VGroup(query, body, seen, out).arrange(DOWN, buff=0.3)).move_to(DOWN * 0.05)
-        self.play(FadeIn(query), FadeIn(k), FadeIn(v))
+        self.play(Appear(query), Appear(k), Appear(v))
         for grid in table:
-            self.play(FadeIn(grid), run_time=0.6)
-        self.play(FadeIn(seen))
+            self.play(Appear(grid), run_time=0.6)
+        self.play(Appear(seen))
         dim = [v.row(j) for j in range(len(s.k)) if hidden[j]] if narrow else []
-        self.play(FadeIn(out), *[m.animate.set_opacity(0.3) for m in dim])
+        self.play(Appear(out), *[m.animate.set_opacity(0.3) for m in dim])
 
     def mask_before_softmax(self):
         r, book = self.result, self.book
@@ -126,8 +127,8 @@ class CausalMask(ClipScene):
         fill(group, 13.0, 4.4)
         fill(VGroup(formula, group).arrange(DOWN, buff=0.4), most=1.0).move_to(DOWN * 0.05)
         self.play(Write(formula))
-        self.play(FadeIn(group[0]))
-        self.play(FadeIn(group[1]), FadeIn(group[2]))
+        self.play(Appear(group[0]))
+        self.play(Appear(group[1]), Appear(group[2]))
 
     def other_route(self):
         r, book, post = self.result, self.book, self.result.post
@@ -155,9 +156,9 @@ class CausalMask(ClipScene):
         bottom = VGroup(renorm, gap).arrange(RIGHT, buff=0.8)
         top = VGroup(probs, arrow, zeroed, sums)
         fill(VGroup(top, bottom).arrange(DOWN, buff=0.5, aligned_edge=LEFT)).move_to(DOWN * 0.05)
-        self.play(FadeIn(probs))
-        self.play(FadeIn(arrow), FadeIn(zeroed), FadeIn(sums))
-        self.play(FadeIn(renorm))
+        self.play(Appear(probs))
+        self.play(Appear(arrow), Appear(zeroed), Appear(sums))
+        self.play(Appear(renorm))
         self.play(Write(gap))
 
     def mask_the_diagonal(self):
@@ -176,9 +177,9 @@ class CausalMask(ClipScene):
                           size=style.LABEL_SIZE, color=style.MUTED)
         fill(group, 13.0, 4.6)
         fill(VGroup(group, note).arrange(DOWN, buff=0.5), most=1.0).move_to(DOWN * 0.05)
-        self.play(FadeIn(m))
-        self.play(FadeIn(group[1]), FadeIn(a), FadeIn(sums))
-        self.play(FadeIn(note))
+        self.play(Appear(m))
+        self.play(Appear(group[1]), Appear(a), Appear(sums))
+        self.play(Appear(note))
 
     def causality_check(self):
         r, book, t = self.result, self.book, self.result.track
@@ -212,9 +213,9 @@ class CausalMask(ClipScene):
         else:
             layout = VGroup(VGroup(left, shifts).arrange(RIGHT, buff=0.8), z).arrange(DOWN, buff=0.4)
         fill(layout).move_to(DOWN * 0.05)
-        self.play(FadeIn(left))
-        self.play(FadeIn(shifts))
-        self.play(FadeIn(z))
+        self.play(Appear(left))
+        self.play(Appear(shifts))
+        self.play(Appear(z))
 
     def cache_view(self):
         r, book, c = self.result, self.book, self.result.cache
@@ -238,5 +239,5 @@ class CausalMask(ClipScene):
                             color=style.MUTED)
         pair = VGroup(fresh, cached).arrange(RIGHT, buff=1.0, aligned_edge=UP)
         fill(VGroup(pair, legend).arrange(DOWN, buff=0.5)).move_to(DOWN * 0.05)
-        self.play(FadeIn(fresh))
-        self.play(FadeIn(cached), FadeIn(legend))
+        self.play(Appear(fresh))
+        self.play(Appear(cached), Appear(legend))

@@ -7,6 +7,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # for plain `ma
 from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut,
                    ReplacementTransform, VGroup)
 
+from scenes.anim import Appear, Vanish
 from scenes import compute, style
 from scenes import dropout_parts as parts
 from scenes.base import ClipScene
@@ -64,7 +65,7 @@ class Dropout(ClipScene):
         total = self.book.fmt("weight_sum", r.weight_sum, DECIMALS)
         self.step(f"softmax 之后的一行权重：dropout 之前，行和为 {total}。")
         t, header = self.layout_row()
-        self.play(FadeIn(header), FadeIn(t.col(0)), FadeIn(t.col(1)), Create(t.rule(1, 0, 1)),
+        self.play(Appear(header), Appear(t.col(0)), Appear(t.col(1)), Create(t.rule(1, 0, 1)),
                   Create(t.rule(t.n_rows - 1, 0, 1)))
         self.play(FadeIn(self.row_bars, shift=UP * 0.3))
 
@@ -124,13 +125,13 @@ class Dropout(ClipScene):
             self.step(f"保留项乘以 {self.one}/({self.one}−p)，丢弃项为 {self.zero}："
                       f"单次结果的行和可以大于、小于或等于 {self.one}。")
         t, history = self.row_table, self.history
-        self.play(FadeOut(self.row_bars), FadeIn(t.cells[0][2]), FadeIn(t.cells[0][3]),
+        self.play(Vanish(self.row_bars), Appear(t.cells[0][2]), Appear(t.cells[0][3]),
                   Create(t.rule(1, 2, 3)), Create(t.rule(t.n_rows - 1, 2, 3)),
-                  FadeIn(history.row(0)), Create(history.rule(1)))
+                  Appear(history.row(0)), Create(history.rule(1)))
         shown = None
         for k, cells in enumerate(self.mask_cells):
             group = VGroup(*[m for row in cells for m in row if m is not None])
-            self.play(FadeIn(group) if shown is None else ReplacementTransform(shown, group),
+            self.play(Appear(group) if shown is None else ReplacementTransform(shown, group),
                       run_time=0.6)
             self.play(FadeIn(history.row(k + 1), shift=LEFT * 0.2), run_time=0.4)
             self.wait(0.4)
@@ -167,16 +168,16 @@ class Dropout(ClipScene):
                          style.ACCENT)
         parts.fill(VGroup(table, note).arrange(UP, buff=0.25), 13, 5.6).move_to([0, 0.1, 0])
         top = len(rows) - len(summary)
-        self.play(FadeIn(note), FadeIn(table.row(0)), Create(table.rule(1)))
+        self.play(Appear(note), Appear(table.row(0)), Create(table.rule(1)))
         shown = VGroup(*[table.row(i) for i in range(1, 1 + len(pages[0]))])
-        self.play(FadeIn(shown), run_time=0.6)
+        self.play(Appear(shown), run_time=0.6)
         for page in pages[1:]:
             nxt = VGroup(*[table.put(m, i, c) for i, row in enumerate(page, 1)
                            for c, m in enumerate(row) if m is not None])
             self.wait(0.5)
-            self.play(FadeOut(shown), FadeIn(nxt), run_time=0.5)
+            self.play(Vanish(shown), Appear(nxt), run_time=0.5)
             shown = nxt
-        self.play(Create(table.rule(top)), FadeIn(table.row(top)), FadeIn(table.row(top + 1)))
+        self.play(Create(table.rule(top)), Appear(table.row(top)), Appear(table.row(top + 1)))
         self.play(Create(table.band([top, top + 1])))
 
     def mask_pages(self):
@@ -208,13 +209,13 @@ class Dropout(ClipScene):
         left = VGroup(seed, self.sample_table()).arrange(DOWN, buff=0.3)
         parts.fill(left, 4.8, 5.0, 1.15).move_to([-4.1, -0.3, 0])
         (rects, nums), count, rest = self.running_mean_panel()
-        self.play(FadeIn(self.mode_line()), FadeIn(left))
-        self.play(FadeIn(rects), FadeIn(nums), FadeIn(count), FadeIn(rest))
+        self.play(Appear(self.mode_line()), Appear(left))
+        self.play(Appear(rects), Appear(nums), Appear(count), Appear(rest))
         for j in range(1, len(r.checkpoints)):
             rects_j, nums_j = self.bars_at(j)[0]
             count_j = self.counter(j).move_to(count)
-            self.play(ReplacementTransform(rects, rects_j), FadeOut(nums), FadeIn(nums_j),
-                      FadeOut(count), FadeIn(count_j), run_time=0.6)
+            self.play(ReplacementTransform(rects, rects_j), Vanish(nums), Appear(nums_j),
+                      Vanish(count), Appear(count_j), run_time=0.6)
             rects, nums, count = rects_j, nums_j, count_j
             self.wait(0.3)
 
@@ -266,13 +267,13 @@ class Dropout(ClipScene):
                          style.MUTED)
         parts.fill(VGroup(table, rule, note).arrange(DOWN, buff=0.45), 13, 5.2).move_to([0, -0.35, 0])
         body = range(1, table.n_rows)
-        self.play(FadeIn(self.mode_line()), FadeIn(table.row(0)), Create(table.rule(1)),
-                  FadeIn(table.col(0, body)), FadeIn(table.col(1, body)), Create(table.rule(table.n_rows - 1)))
+        self.play(Appear(self.mode_line()), Appear(table.row(0)), Create(table.rule(1)),
+                  Appear(table.col(0, body)), Appear(table.col(1, body)), Create(table.rule(table.n_rows - 1)))
         for c in range(2, table.n_cols):
             self.play(FadeIn(table.col(c, body), shift=LEFT * 0.2), run_time=0.6)
         zeros = [table.band([i + 1], style.TRACK) for i in r.zeros]
-        self.play(FadeIn(rule), *[Create(z) for z in zeros])
-        self.play(FadeIn(note))
+        self.play(Appear(rule), *[Create(z) for z in zeros])
+        self.play(Appear(note))
 
     def eval_table(self, p_eff):
         r, book = self.result, self.book

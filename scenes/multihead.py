@@ -6,6 +6,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # for plain `ma
 
 from manim import FadeIn, FadeOut
 
+from scenes.anim import Appear, Vanish
 from scenes import compute, style
 from scenes.base import ClipScene
 from scenes.clip_inputs import multihead as check_multihead
@@ -68,9 +69,9 @@ class Multihead(ClipScene):
                           top=info.get_bottom()[1] - 0.25)
         frame = view.frame(r.element)
         if self.view is None:
-            self.play(*[FadeIn(p) for p in view.parts()], FadeIn(frame), FadeIn(info))
+            self.play(*[Appear(p) for p in view.parts()], Appear(frame), Appear(info))
         else:
-            self.play(*morph(self.view, view, [(self.frame, frame)]), FadeOut(self.info), FadeIn(info),
+            self.play(*morph(self.view, view, [(self.frame, frame)]), Vanish(self.info), Appear(info),
                       run_time=style.RUN_TIME * 1.5)
         self.view, self.frame, self.info = view, frame, info
         return view
@@ -152,7 +153,7 @@ class Multihead(ClipScene):
                           "不在原位，同一行混入了别的位置的特征", style.MASK))
         view = self.show("wrong", lines, self.misplaced if emphasis else None)
         if not self.stays():
-            self.play(FadeIn(view.ghost(int(r.layouts["wrong"][r.merged]))))
+            self.play(Appear(view.ghost(int(r.layouts["wrong"][r.merged]))))
 
     def not_divisible(self):
         i, book = self.inputs, self.book
@@ -169,4 +170,4 @@ class Multihead(ClipScene):
             (f"$ python render.py multihead --shape {shape[1:-1].replace(' ', '')} --heads {h}",
              style.MUTED),
             (f"Error: {self.error}", style.MASK)])
-        self.play(FadeIn(card))
+        self.play(Appear(card))

@@ -6,6 +6,7 @@ import numpy as np
 from manim import (DOWN, LEFT, RIGHT, UP, DashedVMobject, FadeIn, FadeOut, Rectangle,
                    ReplacementTransform, RoundedRectangle, SurroundingRectangle, VGroup)
 
+from scenes.anim import Appear, Vanish
 from scenes import style
 
 ID_SIZE = 22                 # an id such as e95, in the number font
@@ -145,7 +146,7 @@ class TensorView:
 
 def morph(old, new, frames=()):
     """Move every id from its place in `old` to its place in `new` (and the frames with it)."""
-    anims = [FadeOut(old.box_group), FadeOut(old.headers), FadeIn(new.box_group), FadeIn(new.headers)]
+    anims = [Vanish(old.box_group), Vanish(old.headers), Appear(new.box_group), Appear(new.headers)]
     anims += [ReplacementTransform(old.texts[n], new.texts[n]) for n in old.texts]
     anims += [ReplacementTransform(a, b) for a, b in frames]
     return anims

@@ -7,6 +7,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # for plain `ma
 
 from manim import DOWN, RIGHT, UL, UP, FadeIn, LaggedStart, Transform, VGroup, Write
 
+from scenes.anim import Appear, Vanish
 from scenes import compute, style
 from scenes.base import ClipScene
 from scenes.mobjects import MatrixGrid, fit
@@ -74,7 +75,7 @@ class ScoreGrid(ClipScene):
         rule.move_to(UP * 2.85)
         if self.natural_scale(x, blocks) >= MIN_SCALE:
             self.falk(x, VGroup(*blocks).arrange(RIGHT, buff=0.45, aligned_edge=UP))
-            self.play(FadeIn(rule), FadeIn(x))
+            self.play(Appear(rule), Appear(x))
             for block in blocks:
                 self.show_block(block)
             return
@@ -83,7 +84,7 @@ class ScoreGrid(ClipScene):
             if n:
                 self.clear_stage(run_time=0.3)
             self.falk(x.scale_to_fit_height(size), block)
-            self.play(FadeIn(rule), FadeIn(x))
+            self.play(Appear(rule), Appear(x))
             self.show_block(block)
 
     def shape_rule(self):
@@ -118,8 +119,8 @@ class ScoreGrid(ClipScene):
 
     def show_block(self, block):
         w_grid, out = block
-        self.play(FadeIn(w_grid), FadeIn(out.tag), FadeIn(out.grid.box_group), run_time=0.5)
-        self.play(LaggedStart(*[FadeIn(out.grid.entry(i, j))
+        self.play(Appear(w_grid), Appear(out.tag), Appear(out.grid.box_group), run_time=0.5)
+        self.play(LaggedStart(*[Appear(out.grid.entry(i, j))
                                 for i in range(out.grid.n_rows) for j in range(out.grid.n_cols)],
                               lag_ratio=0.05), run_time=0.8)
 
@@ -132,7 +133,7 @@ class ScoreGrid(ClipScene):
             if n:
                 self.clear_stage(run_time=0.3)
             fit(VGroup(*batch).arrange(RIGHT, buff=0.6, aligned_edge=UP), 13, 5.6).move_to(DOWN * 0.1)
-            self.play(LaggedStart(*[FadeIn(g) for g in batch], lag_ratio=0.4))
+            self.play(LaggedStart(*[Appear(g) for g in batch], lag_ratio=0.4))
 
     def fill_scores(self):
         r, book = self.result, self.book
@@ -146,12 +147,12 @@ class ScoreGrid(ClipScene):
                                 color=style.ACCENT)).arrange(RIGHT, buff=0.15)
         body = VGroup(VGroup(grid, tag).arrange(DOWN, buff=0.25), bar).arrange(RIGHT, buff=0.5)
         fit(VGroup(head, body).arrange(DOWN, buff=0.3), 13, 6.1).move_to(DOWN * 0.1)
-        self.play(Write(head), FadeIn(grid.row_labels), FadeIn(grid.col_labels), FadeIn(tag),
-                  FadeIn(grid.corner))
+        self.play(Write(head), Appear(grid.row_labels), Appear(grid.col_labels), Appear(tag),
+                  Appear(grid.corner))
         for i in range(grid.n_rows):
-            self.play(LaggedStart(*[FadeIn(grid.cell(i, j)) for j in range(grid.n_cols)],
+            self.play(LaggedStart(*[Appear(grid.cell(i, j)) for j in range(grid.n_cols)],
                                   lag_ratio=0.25), run_time=0.45)
-        self.play(FadeIn(bar))
+        self.play(Appear(bar))
 
     def scaling(self):
         r, book = self.result, self.book
@@ -173,10 +174,10 @@ class ScoreGrid(ClipScene):
         right = VGroup(root, VGroup(VGroup(grid, tag).arrange(DOWN, buff=0.25), bar)
                        .arrange(RIGHT, buff=0.4)).arrange(DOWN, buff=0.3)
         fit(VGroup(left, right).arrange(RIGHT, buff=0.7), 13.2, 6.1).move_to(DOWN * 0.1)
-        self.play(FadeIn(table.header), FadeIn(note))
-        self.play(LaggedStart(*[FadeIn(row) for row in table.rows], lag_ratio=0.3), run_time=1.2)
+        self.play(Appear(table.header), Appear(note))
+        self.play(LaggedStart(*[Appear(row) for row in table.rows], lag_ratio=0.3), run_time=1.2)
         self.play(Write(root))
-        self.play(FadeIn(grid), FadeIn(tag), FadeIn(bar))
+        self.play(Appear(grid), Appear(tag), Appear(bar))
 
     def variance_table(self, v, own):
         """d_k | Var(q.k) | Var(q.k / sqrt(d_k)), the clip's own d_k in the tracked colour."""
@@ -215,7 +216,7 @@ class ScoreGrid(ClipScene):
                            f"缩放后 {book.fmt('peak_scaled', r.peak_scaled)}", color=style.TEXT)
         chart = VGroup(bars, table)
         fit(VGroup(query, chart, peaks).arrange(DOWN, buff=0.3), 13, 5.8).move_to(UP * 0.05)
-        self.play(FadeIn(query), FadeIn(grids[0]), FadeIn(grids[1]))
-        self.play(FadeIn(grids[2]), FadeIn(grids[3]))
+        self.play(Appear(query), Appear(grids[0]), Appear(grids[1]))
+        self.play(Appear(grids[2]), Appear(grids[3]))
         self.play(LaggedStart(*[FadeIn(b, shift=UP * 0.2) for b in bars], lag_ratio=0.08))
         self.play(Write(peaks))

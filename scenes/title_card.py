@@ -1,6 +1,7 @@
 """A short title card for a section, shown before its clip in the chapter video."""
 from manim import DOWN, FadeIn, Scene, VGroup
 
+from scenes.anim import Appear, Vanish
 from scenes import style
 from scenes.numbers import NumberBook
 
@@ -19,5 +20,5 @@ class TitleCard(Scene):
         section = book.fmt("section", float(self.clip_cls.section), 1)
         head = book.label(CHAPTER, color=style.MUTED, size=style.BODY_SIZE)
         title = book.label(f"{section}  {self.clip_cls.title}", size=style.TITLE_SIZE + 14)
-        self.play(FadeIn(VGroup(head, title).arrange(DOWN, buff=0.5)), run_time=0.5)
+        self.play(Appear(VGroup(head, title).arrange(DOWN, buff=0.5)), run_time=0.5)
         self.wait(CARD_SECONDS)

@@ -7,6 +7,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # for plain `ma
 from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, GrowArrow, NumberPlane,
                    VGroup, Write, ORIGIN)
 
+from scenes.anim import Appear, Vanish
 from scenes import compute, style
 from scenes.base import ClipScene
 from scenes.mobjects import MatrixGrid, bars, fit
@@ -71,14 +72,14 @@ class WeightedAverage(ClipScene):
             grid.row_labels[j].set_color(c)
         self.x_grid = fit(grid, 6, 5.4)
         if not self.planar():
-            self.play(FadeIn(self.x_grid.move_to(ORIGIN)))
+            self.play(Appear(self.x_grid.move_to(ORIGIN)))
             return
         self.plane_mob = self.plane().shift(LEFT * 3.2 + DOWN * 0.2)
         self.x_grid.move_to(RIGHT * 3.6)
         arrows = [self.arrow(self.plane_mob, (0, 0), r.x[j], colors[j], self.names[j])
                   for j in range(len(r.x))]
-        self.play(Create(self.plane_mob), FadeIn(self.x_grid))
-        self.play(*[GrowArrow(a[0]) for a in arrows], *[FadeIn(a[1]) for a in arrows])
+        self.play(Create(self.plane_mob), Appear(self.x_grid))
+        self.play(*[GrowArrow(a[0]) for a in arrows], *[Appear(a[1]) for a in arrows])
         self.input_arrows = VGroup(*arrows)
 
     def dot_products(self):
@@ -94,9 +95,9 @@ class WeightedAverage(ClipScene):
                             col_labels=["分数 s = Σ"], col_color=style.ACCENT)
         products = VGroup(head, products).arrange(DOWN, buff=0.3)
         fit(VGroup(products, scores).arrange(RIGHT, buff=0.6, aligned_edge=DOWN), 12.5, 5.6).move_to(DOWN * 0.2)
-        self.play(FadeIn(products))
-        self.play(*[Write(scores.entry(j, 0)) for j in range(len(r.x))], FadeIn(scores.box_group),
-                  FadeIn(scores.col_labels))
+        self.play(Appear(products))
+        self.play(*[Write(scores.entry(j, 0)) for j in range(len(r.x))], Appear(scores.box_group),
+                  Appear(scores.col_labels))
         self.scores_grid = scores
 
     def why_not_divide(self):
@@ -110,7 +111,7 @@ class WeightedAverage(ClipScene):
         total = book.label(f"Σ = {zero}   →   s / Σs 无定义（除以零）",
                            color=style.MASK)
         group = fit(VGroup(shifted, total).arrange(DOWN, buff=0.6), 12.5, 5)
-        self.play(FadeIn(shifted))
+        self.play(Appear(shifted))
         self.play(Write(total))
 
     def softmax_weights(self):
@@ -127,7 +128,7 @@ class WeightedAverage(ClipScene):
         right = VGroup(weights, weight_sum).arrange(DOWN, buff=0.35)
         fit(VGroup(left, right).arrange(RIGHT, buff=1.0), 12.8, 5.6).move_to(DOWN * 0.15)
         self.play(Write(formula))
-        self.play(FadeIn(exps), FadeIn(total))
+        self.play(Appear(exps), Appear(total))
         self.play(FadeIn(weights, shift=UP * 0.3), FadeIn(weight_sum))
 
     def mix(self):
@@ -141,11 +142,11 @@ class WeightedAverage(ClipScene):
         total = MatrixGrid(book, "output", r.output[None, :], 4, row_labels=[name], row_color=style.ACCENT)
         table = fit(VGroup(parts, total).arrange(DOWN, buff=0.35, aligned_edge=RIGHT), 6.2, 5.4)
         if not self.planar():
-            self.play(FadeIn(table.move_to(ORIGIN)))
+            self.play(Appear(table.move_to(ORIGIN)))
             return
         plane = self.plane().shift(LEFT * 3.2 + DOWN * 0.2)
         table.move_to(RIGHT * 3.6)
-        self.play(Create(plane), FadeIn(table))
+        self.play(Create(plane), Appear(table))
         tip = (0.0, 0.0)
         for j, part in enumerate(r.parts):
             end = (tip[0] + part[0], tip[1] + part[1])
@@ -167,7 +168,7 @@ class WeightedAverage(ClipScene):
                   for t, g in zip(tags, (gram, rows, cols))]
         fit(VGroup(*groups).arrange(RIGHT, buff=0.5), 13.2, 5.6).move_to(DOWN * 0.1)
         for g in groups:
-            self.play(FadeIn(g))
+            self.play(Appear(g))
 
     def with_sums(self, name, weights, sums, sum_color):
         grid = MatrixGrid(self.book, name, weights, 4, heat="weights")

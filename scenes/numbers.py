@@ -9,6 +9,7 @@ import re
 from manim import MathTex, Text
 
 from scenes import style
+from scenes.glyphs import NumberText, settable
 
 NUMERAL = re.compile(r"\d+(?:\.\d+)?")
 
@@ -54,8 +55,11 @@ class NumberBook:
         return mob
 
     def num(self, label, value, decimals=4, color=style.TEXT, size=style.NUMBER_SIZE):
-        """A number as its own Text."""
-        return self.label(self.fmt(label, value, decimals), color=color, size=size, font=style.NUMBER_FONT)
+        """A number on its own, set from cached glyphs (scenes/glyphs.py)."""
+        text = self.fmt(label, value, decimals)
+        if not settable(text):
+            return self.label(text, color=color, size=size, font=style.NUMBER_FONT)
+        return self.register(NumberText(text, size=size, color=color), text)
 
     def label(self, text, color=style.TEXT, size=style.BODY_SIZE, font=style.FONT):
         """Plain text built from fmt()/index() pieces (never parsed as markup)."""

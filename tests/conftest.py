@@ -16,6 +16,7 @@ sys.path.insert(0, str(ROOT))
 
 import render  # noqa: E402
 from manim import MathTex, Text, tempconfig  # noqa: E402
+from scenes import glyphs  # noqa: E402
 from scenes.clip_inputs import check  # noqa: E402
 from scenes.inputs import raw_inputs  # noqa: E402
 from scenes.runner import available, render_clip  # noqa: E402
@@ -45,7 +46,9 @@ class Built:
 
     def unexplained(self):
         """Digit-bearing texts not made by the number helper: typed numbers."""
-        return [s for i, s in self.texts if NUMERAL.search(s) and i not in self.scene.book.drawn]
+        sheets = {id(t) for t in glyphs.REFERENCES}    # glyph sheets: never drawn
+        return [s for i, s in self.texts
+                if NUMERAL.search(s) and i not in self.scene.book.drawn and i not in sheets]
 
 
 def build(clip, inputs=None, **given):

@@ -178,9 +178,10 @@ def test_sampling_step_leaves_one_counter_and_one_set_of_bars(monkeypatch):
     """Earlier checkpoints' numbers are replaced, not stacked (the still of step 4 shows one set)."""
     from manim import Text
     from scenes.dropout import Dropout
+    from scenes.glyphs import NumberText
     monkeypatch.setattr(Dropout, "eval_mode", lambda self: None)
     scene = build("dropout").scene
-    texts = [m.text for m in scene.get_mobject_family_members() if isinstance(m, Text)]
+    texts = [m.text for m in scene.get_mobject_family_members() if isinstance(m, (Text, NumberText))]
     assert sum(t.startswith("已采样") for t in texts) == 1
     shown = [t for t in texts if re.fullmatch(r"\d\.\d{4}", t)]
     assert shown == [scene.book.fmt(f"running_mean@200[{i}]", v, 4)

@@ -29,6 +29,7 @@ class InputError(ValueError):
         self.field, self.value, self.rule = field, value, rule
         shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
         shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        rule = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in rule)   # one line
         super().__init__(f"--{field.replace('_', '-')} {ascii_safe(shown)}: {rule}")
 
 

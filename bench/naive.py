@@ -1,0 +1,58 @@
+"""Baseline for bench/run.py: the same three 6x6 grids (X Xᵀ, softmax by rows, by
+columns, of the ch03 example) drawn the naive way and our way, same timing.
+
+  python bench/naive.py NaiveGrids|OurGrids low|high OUTDIR
+"""
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from manim import DOWN, RIGHT, DecimalMatrix, FadeIn, Scene, VGroup, tempconfig  # noqa: E402
+
+from scenes import compute  # noqa: E402
+from scenes.anim import Appear  # noqa: E402
+from scenes.clip_inputs import check  # noqa: E402
+from scenes.inputs import raw_inputs  # noqa: E402
+from scenes.mobjects import MatrixGrid, fit  # noqa: E402
+from scenes.numbers import NumberBook  # noqa: E402
+from scenes.runner import QUALITIES, manim_settings  # noqa: E402
+
+
+def grids():
+    x = check("weighted-average", raw_inputs("weighted-average", "journey-weighted-average"))["x"]
+    r = compute.weighted_average(x, 1)
+    return [r.gram, r.rows, r.cols]
+
+
+class NaiveGrids(Scene):
+    """Matrix + DecimalNumber, each step re-adds everything already on screen."""
+
+    def construct(self):
+        shown = []
+        mats = [DecimalMatrix(g, element_to_mobject_config={"num_decimal_places": 4}) for g in grids()]
+        fit(VGroup(*mats).arrange(RIGHT, buff=0.3), 13.5, 6)
+        for m in mats:
+            self.remove(*shown)
+            self.add(*shown)
+            self.play(FadeIn(m), run_time=1.0)
+            shown.append(m)
+            self.wait(1.0)
+
+
+class OurGrids(Scene):
+    """MatrixGrid of glyph-set numbers, faded in place; what is shown stays static."""
+
+    def construct(self):
+        book = NumberBook()
+        mats = [MatrixGrid(book, f"g{n}", g, 4) for n, g in enumerate(grids())]
+        fit(VGroup(*mats).arrange(RIGHT, buff=0.3), 13.5, 6)
+        for m in mats:
+            self.play(Appear(m), run_time=1.0)
+            self.wait(1.0)
+
+
+if __name__ == "__main__":
+    name, quality, out = sys.argv[1:4]
+    with tempconfig(manim_settings(Path(out), name, quality, "mp4")):
+        {"NaiveGrids": NaiveGrids, "OurGrids": OurGrids}[name]().render()

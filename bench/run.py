@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""Render-speed benchmark: medians (with min and max) over repeated runs, one JSON.
+
+  .venv/bin/python bench/run.py [--repeats 3] [--qualities low,high] [--out bench/results.json]
+
+Measures, on this machine:
+  - each clip and the whole chapter: wall time / video duration, at 480p15 and 1080p60;
+  - the naive baseline (bench/naive.py): the same grids drawn with Manim's Matrix and
+    DecimalNumber, faded in and re-added, against ours (MatrixGrid, glyph-set numbers, Appear);
+  - the encode floor: re-encoding a clip's own frames alone (decode+encode minus decode);
+  - --dry-run per clip (start-up included) and an unchanged re-render of the chapter;
+  - peak memory (max RSS of the render and its children).
+Timing is measured here only; tests never assert on time.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import av
+
+ROOT = Path(__file__).resolve().parent.parent
+PY = sys.executable
+CLIPS = ["weighted-average", "score-grid", "causal-mask", "dropout", "multihead"]
+
+
+def timed(cmd):
+    """Wall seconds and peak RSS (MiB, the process and its children) of one command."""
+    start = time.monotonic()
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.monotonic() - start
+    if status:
+        raise RuntimeError(f"{' '.join(cmd)}: {proc.stderr.read().decode()[-500:]}")
+    return wall, usage.ru_maxrss / 1024
+
+
+def duration(path):
+    with av.open(str(path)) as box:
+        s = box.streams.video[0]
+        return float(s.duration * s.time_base)
+
+
+def summary(values):
+    return {"median": round(statistics.median(values), 3), "min": round(min(values), 3),
+            "max": round(max(values), 3), "runs": len(values)}
+
+
+def render_ratios(quality, repeats, scratch):
+    """Per clip (one at a time) and the chapter (fresh, two at a time)."""
+    out = {}
+    for clip in CLIPS:
+        ratios, mem = [], []
+        for _ in range(repeats):
+            folder = Path(tempfile.mkdtemp(dir=scratch))
+            wall, rss = timed([PY, "render.py", clip, "--quality", quality, "--out", str(folder)])
+            ratios.append(wall / duration(folder / f"{clip}.mp4"))
+            mem.append(rss)
+        out[clip] = {"ratio": summary(ratios), "peak_mib": round(max(mem))}
+    ratios, mem, rerun = [], [], []
+    for _ in range(repeats):
+        folder = Path(tempfile.mkdtemp(dir=scratch))
+        wall, rss = timed([PY, "render.py", "chapter", "--quality", quality, "--out", str(folder)])
+        length = duration(folder / "chapter04.mp4")
+        ratios.append(wall / length)
+        mem.append(rss)
+        again, _ = timed([PY, "render.py", "chapter", "--quality", quality, "--out", str(folder)])
+        rerun.append(again / length)
+    out["chapter"] = {"ratio": summary(ratios), "peak_mib": round(max(mem)),
+                      "seconds_of_video": round(length, 2), "unchanged_rerun_ratio": summary(rerun)}
+    return out
+
+
+def encode_floor(video, repeats):
+    """Seconds to encode a video's frames alone, with the project's encoder settings."""
+    from scenes.runner import ENCODER
+    floors = []
+    for _ in range(repeats):
+        with av.open(str(video)) as src:
+            s = src.streams.video[0]
+            start = time.monotonic()
+            frames = 0
+            for _ in src.decode(s):
+                frames += 1
+            decode = time.monotonic() - start
+        with av.open(str(video)) as src, av.open(os.devnull, "w", format="mp4") as dst:
+            s = src.streams.video[0]
+            enc = dst.add_stream("libx264", rate=s.average_rate, options=dict(ENCODER))
+            enc.width, enc.height, enc.pix_fmt = s.width, s.height, "yuv420p"
+            start = time.monotonic()
+            for frame in src.decode(s):
+                frame.pts = None
+                for packet in enc.encode(frame):
+                    dst.mux(packet)
+            for packet in enc.encode():
+                dst.mux(packet)
+            both = time.monotonic() - start
+        floors.append(both - decode)
+    return statistics.median(floors)
+
+
+def naive_vs_ours(quality, repeats, scratch):
+    """bench/naive.py: the same three grids, Manim's naive way and ours."""
+    out = {}
+    for scene in ("NaiveGrids", "OurGrids"):
+        walls = []
+        for _ in range(repeats):
+            folder = Path(tempfile.mkdtemp(dir=scratch))
+            wall, _ = timed([PY, "bench/naive.py", scene, quality, str(folder)])
+            walls.append(wall / duration(next(folder.rglob("*.mp4"))))
+        out[scene] = summary(walls)
+    out["naive_over_ours"] = round(out["NaiveGrids"]["median"] / out["OurGrids"]["median"], 2)
+    return out
+
+
+def dry_runs(repeats, scratch):
+    out = {}
+    for clip in CLIPS:
+        walls = [timed([PY, "render.py", clip, "--dry-run", "--out", str(scratch / "dry")])[0]
+                 for _ in range(repeats)]
+        out[clip] = summary(walls)
+    return out
+
+
+def machine():
+    cpu = next((ln.split(":", 1)[1].strip() for ln in Path("/proc/cpuinfo").read_text().splitlines()
+                if ln.startswith("model name")), platform.processor())
+    import manim
+    return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
+            "manim": manim.__version__, "pyav": av.__version__}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--qualities", default="low,high")
+    parser.add_argument("--out", default=str(ROOT / "bench" / "results.json"))
+    args = parser.parse_args()
+    sys.path.insert(0, str(ROOT))
+    scratch = Path(tempfile.mkdtemp(prefix="bench-"))
+    results = {"date": datetime.date.today().isoformat(), "machine": machine(),
+               "repeats": args.repeats, "render": {}, "encode_floor": {}, "naive": {}}
+    try:
+        for quality in args.qualities.split(","):
+            print(f"rendering at {quality} ...", file=sys.stderr)
+            results["render"][quality] = render_ratios(quality, args.repeats, scratch)
+            sample = next(scratch.rglob("weighted-average.mp4"))
+            floor = encode_floor(sample, args.repeats)
+            clip = results["render"][quality]["weighted-average"]["ratio"]["median"]
+            results["encode_floor"][quality] = {
+                "clip": "weighted-average", "floor_ratio": round(floor / duration(sample), 3),
+                "render_over_floor": round(clip * duration(sample) / floor, 2)}
+            results["naive"][quality] = naive_vs_ours(quality, args.repeats, scratch)
+            for old in scratch.iterdir():
+                shutil.rmtree(old, ignore_errors=True)
+        results["dry_run_seconds"] = dry_runs(args.repeats, scratch)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    Path(args.out).write_text(json.dumps(results, indent=1) + "\n")
+    print(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()

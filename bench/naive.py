@@ -8,7 +8,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from manim import DOWN, RIGHT, DecimalMatrix, FadeIn, Scene, VGroup, tempconfig  # noqa: E402
+from manim import RIGHT, DecimalMatrix, FadeIn, Scene, VGroup, tempconfig  # noqa: E402
 
 from scenes import compute  # noqa: E402
 from scenes.anim import Appear  # noqa: E402
@@ -16,7 +16,7 @@ from scenes.clip_inputs import check  # noqa: E402
 from scenes.inputs import raw_inputs  # noqa: E402
 from scenes.mobjects import MatrixGrid, fit  # noqa: E402
 from scenes.numbers import NumberBook  # noqa: E402
-from scenes.runner import QUALITIES, manim_settings  # noqa: E402
+from scenes.runner import manim_settings  # noqa: E402
 
 
 def grids():

@@ -5,9 +5,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # for plain `manim` runs
 
-from manim import DOWN, LEFT, RIGHT, UP, FadeIn, VGroup, Write
+from manim import DOWN, LEFT, RIGHT, UP, VGroup, Write
 
-from scenes.anim import Appear, Vanish
+from scenes.anim import Appear
 from scenes import compute, style
 from scenes.base import ClipScene
 from scenes.causal_mask_parts import Grid, fill, side_by_side, vector_text

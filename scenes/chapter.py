@@ -99,20 +99,6 @@ def duration(path):
         return float(stream.duration * stream.time_base)
 
 
-def parse_srt(text):
-    """[(start, end, caption)] from one of our .srt files."""
-    def secs(t):
-        h, m, rest = t.split(":")
-        s, ms = rest.split(",")
-        return int(h) * 3600 + int(m) * 60 + int(s) + int(ms) / 1000
-    out = []
-    for block in text.strip().split("\n\n"):
-        lines = block.splitlines()
-        a, b = lines[1].split(" --> ")
-        out.append((secs(a), secs(b), " ".join(lines[2:])))
-    return out
-
-
 def join(out, clips):
     """chapter04.mp4 (remuxed, not re-encoded), chapter04.srt and the section list."""
     parts, sections, captions, clock = [], [], [], 0.0
@@ -120,8 +106,8 @@ def join(out, clips):
         title, video = out / ".titles" / f"{clip}.mp4", out / f"{clip}.mp4"
         start = clock
         clock += duration(title)
-        for a, b, text in parse_srt((out / f"{clip}.srt").read_text("utf-8")):
-            captions.append((clock + a, clock + b, text))
+        steps = json.loads((out / f"{clip}.numbers.json").read_text("utf-8"))["steps"]
+        captions += [(clock + s["start"], clock + s["end"], s["caption"]) for s in steps]
         clock += duration(video)
         parts += [title, video]
         sections.append({"clip": clip, "section": cls.section, "title": cls.title,

@@ -4,8 +4,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # for plain `manim` runs
 
-from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut,
-                   ReplacementTransform, VGroup)
+from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, ReplacementTransform,
+                   VGroup)
 
 from scenes.anim import Appear, Vanish
 from scenes import compute, style

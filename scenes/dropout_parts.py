@@ -2,8 +2,7 @@
 
 Every number goes through the NumberBook; nothing here computes a drawn value.
 """
-from manim import (DOWN, LEFT, RIGHT, UP, DashedLine, Line, Rectangle, VGroup,
-                   VectorizedPoint)
+from manim import (DOWN, DashedLine, Line, Rectangle, VGroup, VectorizedPoint)
 
 from scenes import style
 

@@ -4,7 +4,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # for plain `manim` runs
 
-from manim import FadeIn, FadeOut
 
 from scenes.anim import Appear, Vanish
 from scenes import compute, style

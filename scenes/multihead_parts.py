@@ -3,8 +3,8 @@ the error card. Every id, index and shape is drawn through the NumberBook."""
 import math
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, DashedVMobject, FadeIn, FadeOut, Rectangle,
-                   ReplacementTransform, RoundedRectangle, SurroundingRectangle, VGroup)
+from manim import (DOWN, LEFT, RIGHT, UP, DashedVMobject, Rectangle, ReplacementTransform, RoundedRectangle,
+                   SurroundingRectangle, VGroup)
 
 from scenes.anim import Appear, Vanish
 from scenes import style

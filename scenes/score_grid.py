@@ -7,7 +7,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # for plain `ma
 
 from manim import DOWN, RIGHT, UL, UP, FadeIn, LaggedStart, Transform, VGroup, Write
 
-from scenes.anim import Appear, Vanish
+from scenes.anim import Appear
 from scenes import compute, style
 from scenes.base import ClipScene
 from scenes.mobjects import MatrixGrid, fit

@@ -1,7 +1,7 @@
 """A short title card for a section, shown before its clip in the chapter video."""
-from manim import DOWN, FadeIn, Scene, VGroup
+from manim import DOWN, Scene, VGroup
 
-from scenes.anim import Appear, Vanish
+from scenes.anim import Appear
 from scenes import style
 from scenes.numbers import NumberBook
 

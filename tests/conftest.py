@@ -102,6 +102,30 @@ def cli(*args):
     return code, buffer.getvalue()
 
 
+def assert_refused(tmp_path, clip, args, option):
+    """Bad input: exit 2, one line naming the option, nothing written."""
+    code, out = cli(clip, *args, "--out", str(tmp_path / "out"))
+    assert code == 2, out
+    assert len(out.strip().splitlines()) == 1 and option in out, out
+    assert not (tmp_path / "out").exists()
+
+
+def assert_video_with_captions(out, clip, steps):
+    """A tiny real render: 256x144, not blank, one caption per step, in order, ending with it.
+
+    Returns the captions for clip-specific checks."""
+    video = probe(out / f"{clip}.mp4")
+    assert (video["width"], video["height"]) == (256, 144)
+    assert video["middle_spread"] > 5          # not a blank frame
+    captions = parse_srt((out / f"{clip}.srt").read_text("utf-8"))
+    assert len(captions) == steps
+    assert all(a < b for a, b, _ in captions)
+    assert all(captions[i][1] <= captions[i + 1][0] for i in range(steps - 1))
+    assert abs(video["duration"] - captions[-1][1]) < 0.5
+    assert abs(video["frames"] - video["duration"] * 5) <= 2
+    return captions
+
+
 def run_cli(*args, tmp=None):
     """Run `python render.py ...` as a user would; returns CompletedProcess."""
     import subprocess

@@ -10,7 +10,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from conftest import assert_shown, build, cli, inputs_for, manifest, parse_srt, probe
+from conftest import assert_refused, assert_video_with_captions, assert_shown, build, cli, inputs_for, manifest
 from scenes import compute
 
 CLIP = "causal-mask"
@@ -288,10 +288,7 @@ def test_no_causal_mask_steps_still_read():
     (["--preset", "dropout"], "--preset"),
 ])
 def test_bad_input_one_line_exit_2_nothing_written(tmp_path, args, option):
-    code, out = cli(CLIP, *args, "--out", str(tmp_path / "out"))
-    assert code == 2, out
-    assert len(out.strip().splitlines()) == 1 and option in out, out
-    assert not (tmp_path / "out").exists()
+    assert_refused(tmp_path, CLIP, args, option)
 
 
 def test_no_causal_allows_q_and_k_of_different_lengths():
@@ -302,13 +299,5 @@ def test_no_causal_allows_q_and_k_of_different_lengths():
 # ---------------------------------------------------------------- a real render
 def test_tiny_real_render_reads_back(tiny_render):
     out = tiny_render(CLIP)
-    video = probe(out / f"{CLIP}.mp4")
-    assert (video["width"], video["height"]) == (256, 144)
-    assert video["middle_spread"] > 5
-    captions = parse_srt((out / f"{CLIP}.srt").read_text("utf-8"))
-    assert len(captions) == 6
-    assert all(a < b for a, b, _ in captions)
-    assert all(captions[n][1] <= captions[n + 1][0] for n in range(5))
-    assert abs(video["duration"] - captions[-1][1]) < 0.5
-    assert abs(video["frames"] - video["duration"] * 5) <= 2
+    captions = assert_video_with_captions(out, CLIP, 6)
     assert captions[5][2].startswith("缓存视角")

@@ -9,7 +9,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from conftest import assert_shown, build, cli, inputs_for, manifest, parse_srt, probe
+from conftest import assert_refused, assert_video_with_captions, assert_shown, build, cli, inputs_for, manifest
 from scenes import compute as C
 
 def t(a):
@@ -290,10 +290,7 @@ def test_p_1_is_accepted_in_eval_mode(tmp_path):
     (["--preset", "multihead"], "--preset"),
 ])
 def test_bad_input_one_line_exit_2_nothing_written(tmp_path, args, option):
-    code, out = cli("dropout", *args, "--out", str(tmp_path / "out"))
-    assert code == 2, out
-    assert len(out.strip().splitlines()) == 1 and option in out, out
-    assert not (tmp_path / "out").exists()
+    assert_refused(tmp_path, "dropout", args, option)
 
 
 def test_p_1_message_explains_the_rule(tmp_path):
@@ -304,13 +301,5 @@ def test_p_1_message_explains_the_rule(tmp_path):
 # ---------------------------------------------------------------- a real render
 def test_tiny_real_render_reads_back(tiny_render):
     out = tiny_render("dropout")
-    video = probe(out / "dropout.mp4")
-    assert (video["width"], video["height"]) == (256, 144)
-    assert video["middle_spread"] > 5
-    captions = parse_srt((out / "dropout.srt").read_text("utf-8"))
-    assert len(captions) == 5
-    assert all(a < b for a, b, _ in captions)
-    assert all(captions[i][1] <= captions[i + 1][0] for i in range(4))
-    assert abs(video["duration"] - captions[-1][1]) < 0.5
-    assert abs(video["frames"] - video["duration"] * 5) <= 2
+    captions = assert_video_with_captions(out, "dropout", 5)
     assert "1.000000" in captions[0][2] and "nn.Dropout" in captions[3][2]

@@ -1,6 +1,5 @@
 """Hostile and odd input: every option of every clip either passes its rules or fails with one
 line naming the option (exit 2, nothing written) — never a traceback, never exit 1."""
-import os
 import signal
 import subprocess
 import sys

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from conftest import build, cli, inputs_for, manifest, parse_srt, probe
+from conftest import assert_refused, assert_video_with_captions, build, cli, inputs_for, manifest
 from scenes import compute
 from scenes.inputs import InputError
 
@@ -221,21 +221,10 @@ def test_dry_run_manifests_hold_the_books_coordinates(tmp_path):
     (["--preset", "nope"], "--preset"),
 ])
 def test_bad_input_one_line_exit_2_nothing_written(tmp_path, args, option):
-    code, out = cli("multihead", *args, "--out", str(tmp_path / "out"))
-    assert code == 2, out
-    assert len(out.strip().splitlines()) == 1 and option in out, out
-    assert not (tmp_path / "out").exists()
+    assert_refused(tmp_path, "multihead", args, option)
 
 
 def test_tiny_real_render_reads_back(tiny_render):
     out = tiny_render("multihead")
-    video = probe(out / "multihead.mp4")
-    assert (video["width"], video["height"]) == (256, 144)
-    assert video["middle_spread"] > 5
-    captions = parse_srt((out / "multihead.srt").read_text("utf-8"))
-    assert len(captions) == 6
-    assert all(a < b for a, b, _ in captions)
-    assert all(captions[i][1] <= captions[i + 1][0] for i in range(5))
-    assert abs(video["duration"] - captions[-1][1]) < 0.5
-    assert abs(video["frames"] - video["duration"] * 5) <= 2
+    captions = assert_video_with_captions(out, "multihead", 6)
     assert captions[1][2].startswith("reshape") and "[0, 1, 2]" in captions[4][2]

@@ -7,7 +7,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from conftest import assert_shown, build, cli, inputs_for, manifest, parse_srt, probe
+from conftest import assert_refused, assert_video_with_captions, assert_shown, build, cli, inputs_for, manifest
 from scenes import compute
 
 JOURNEY = ("0.43 0.15 0.89; 0.55 0.87 0.66; 0.57 0.85 0.64; 0.22 0.58 0.33; "
@@ -212,23 +212,12 @@ NINE = "; ".join(["1 0"] * 9)
     (["--preset", "dropout"], "--preset"),
 ])
 def test_bad_input_one_line_exit_2_nothing_written(tmp_path, args, option):
-    code, out = cli("score-grid", *args, "--out", str(tmp_path / "out"))
-    assert code == 2, out
-    assert len(out.strip().splitlines()) == 1 and option in out, out
-    assert not (tmp_path / "out").exists()
+    assert_refused(tmp_path, "score-grid", args, option)
 
 
 # ---------------------------------------------------------------- a real video
 def test_tiny_real_render_reads_back(tiny_render):
     inputs = inputs_for("score-grid", q="1 0; 0 1; 1 1", k="1 0; 0 1; 1 1", v="1; 2; 3")
     out = tiny_render("score-grid", inputs)
-    video = probe(out / "score-grid.mp4")
-    assert (video["width"], video["height"]) == (256, 144)
-    assert video["middle_spread"] > 5
-    captions = parse_srt((out / "score-grid.srt").read_text("utf-8"))
-    assert len(captions) == 4
-    assert all(a < b for a, b, _ in captions)
-    assert all(captions[i][1] <= captions[i + 1][0] for i in range(3))
-    assert abs(video["duration"] - captions[-1][1]) < 0.5
-    assert abs(video["frames"] - video["duration"] * 5) <= 2
+    captions = assert_video_with_captions(out, "score-grid", 4)
     assert "softmax" in captions[3][2]

@@ -4,7 +4,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from conftest import assert_shown, build, cli, inputs_for, manifest, parse_srt, probe
+from conftest import assert_refused, assert_video_with_captions, assert_shown, build, cli, inputs_for, manifest
 
 JOURNEY = ("0.43 0.15 0.89; 0.55 0.87 0.66; 0.57 0.85 0.64; 0.22 0.58 0.33; "
            "0.77 0.25 0.10; 0.05 0.80 0.55")
@@ -111,21 +111,10 @@ def test_dry_run_writes_only_the_manifest(tmp_path):
     (["--quality", "8k"], "--quality"),
 ])
 def test_bad_input_one_line_exit_2_nothing_written(tmp_path, args, option):
-    code, out = cli("weighted-average", *args, "--out", str(tmp_path / "out"))
-    assert code == 2, out
-    assert len(out.strip().splitlines()) == 1 and option in out, out
-    assert not (tmp_path / "out").exists()
+    assert_refused(tmp_path, "weighted-average", args, option)
 
 
 def test_tiny_real_render_reads_back(tiny_render):
     out = tiny_render("weighted-average")
-    video = probe(out / "weighted-average.mp4")
-    assert (video["width"], video["height"]) == (256, 144)
-    assert video["middle_spread"] > 5          # not a blank frame
-    captions = parse_srt((out / "weighted-average.srt").read_text("utf-8"))
-    assert len(captions) == 6
-    assert all(a < b for a, b, _ in captions)
-    assert all(captions[i][1] <= captions[i + 1][0] for i in range(5))
-    assert abs(video["duration"] - captions[-1][1]) < 0.5
-    assert abs(video["frames"] - video["duration"] * 5) <= 2
+    captions = assert_video_with_captions(out, "weighted-average", 6)
     assert captions[3][2].startswith("softmax")

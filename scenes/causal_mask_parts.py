@@ -121,5 +121,5 @@ def fill(mob, width=13.0, height=5.6, most=1.35):
 
 
 def vector_text(book, name, values, decimals=4):
-    """'(0.5000, 0.5000)' with each component recorded as name[c]."""
+    """'(a, b)' with each component recorded as name[c]."""
     return "(" + ", ".join(book.fmt(f"{name}[{c}]", v, decimals) for c, v in enumerate(values)) + ")"

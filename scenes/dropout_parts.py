@@ -6,7 +6,7 @@ from manim import (DOWN, DashedLine, Line, Rectangle, VGroup, VectorizedPoint)
 
 from scenes import style
 
-DECIMALS = 6          # the lab's table shows 6 decimals (0.200000, 1.000000)
+DECIMALS = 6          # the lab's table shows six decimals
 MEAN_DECIMALS = 4     # a sampled running mean: 4 decimals, as the rest of the chapter
 
 

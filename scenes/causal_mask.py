@@ -64,7 +64,7 @@ class CausalMask(ClipScene):
         across = min(13.0 / wide.width, 4.6 / wide.height)
         tall = VGroup(m, VGroup(a, sums)).arrange(DOWN, buff=0.9)
         if across >= min(13.0 / tall.width, 4.6 / tall.height):    # M beside A, or above it
-            group = VGroup(m, VGroup(a, sums)).arrange(RIGHT, buff=1.2)
+            VGroup(m, VGroup(a, sums)).arrange(RIGHT, buff=1.2)
             arrow = book.label("→", size=style.TITLE_SIZE, color=style.MUTED)
             arrow.move_to((m.box_group.get_right() + a.box_group.get_left()) / 2).match_y(m.box_group)
         else:
@@ -78,7 +78,7 @@ class CausalMask(ClipScene):
 
     # -- steps
     def five_steps(self):
-        r, book, s, t = self.result, self.book, self.result.steps, self.result.track
+        book, s, t = self.book, self.result.steps, self.result.track
         self.step(f"让查询 {self.qname()} 走完注意力的五步：点积、缩放、掩码、softmax，再加权求和。")
         hidden = s.mask[t] != 0
         narrow = max(s.k.shape[1], s.v.shape[1]) <= NARROW   # K and V drawn beside the table
@@ -218,7 +218,7 @@ class CausalMask(ClipScene):
         self.play(Appear(z))
 
     def cache_view(self):
-        r, book, c = self.result, self.book, self.result.cache
+        book, c = self.book, self.result.cache
         n_c, first = book.index("cached", c.cached), book.index("cache_visible[0]", c.visible[0])
         self.step(f"缓存视角：已有 {n_c} 个位置时，新块第一行可看见 {first} 个位置，而不是重新画三角形。")
         self.clear_stage()

@@ -87,7 +87,7 @@ class Dropout(ClipScene):
         return t, self.mode_line().set_y(min(TOP_Y, top + 0.5))
 
     def build_row_table(self):
-        r, n = self.result, len(self.result.weights)
+        r = self.result
         rows = [[self.word("位置"), self.word("原权重 a"), self.word("掩码 m"), self.scaled_header()]]
         rows += [[self.num(f"position[{i}]", i, style.MUTED, 0), self.num(f"weights[{i}]", w), None, None]
                  for i, w in enumerate(r.weights)]
@@ -181,7 +181,7 @@ class Dropout(ClipScene):
         self.play(Create(table.band([top, top + 1])))
 
     def mask_pages(self):
-        r, t = self.result, self.result.table
+        t = self.result.table
         rows = []
         for k, m in enumerate(t.masks):
             cells = [self.num(f"table[{k}].row[{i}]", v, style.VALUE if m[i] else style.MASK)

@@ -110,7 +110,7 @@ class WeightedAverage(ClipScene):
         zero = book.fmt("shifted_sum", r.shifted_sum, d)
         total = book.label(f"Σ = {zero}   →   s / Σs 无定义（除以零）",
                            color=style.MASK)
-        group = fit(VGroup(shifted, total).arrange(DOWN, buff=0.6), 12.5, 5)
+        fit(VGroup(shifted, total).arrange(DOWN, buff=0.6), 12.5, 5)
         self.play(Appear(shifted))
         self.play(Write(total))
 

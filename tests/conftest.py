@@ -2,7 +2,6 @@
 import contextlib
 import io
 import json
-import re
 import sys
 import tempfile
 from pathlib import Path
@@ -16,12 +15,12 @@ sys.path.insert(0, str(ROOT))
 
 import render  # noqa: E402
 from manim import MathTex, Text, tempconfig  # noqa: E402
-from scenes import glyphs  # noqa: E402
-from scenes.clip_inputs import check  # noqa: E402
-from scenes.inputs import raw_inputs  # noqa: E402
-from scenes.runner import available, render_clip  # noqa: E402
+from scenes.kit import glyphs  # noqa: E402
+from scenes.kit.numbers import numerals  # noqa: E402
+from scenes.pipeline.inputs import check, raw_inputs  # noqa: E402
+from scenes.pipeline.registry import scene as scene_class  # noqa: E402
+from scenes.pipeline.runner import render_clip  # noqa: E402
 
-NUMERAL = re.compile(r"\d+(?:\.\d+)?")
 
 
 def inputs_for(clip, preset=None, **given):
@@ -35,6 +34,7 @@ class Built:
         self.scene, self.texts = scene, texts
         self.numbers = scene.book.records
         self.book = scene.book
+        self.frames = getattr(scene, "frames", [])
 
     def texts_of(self, label_prefix):
         return [r["text"] for r in self.numbers if r["label"].startswith(label_prefix)]
@@ -44,38 +44,70 @@ class Built:
         assert hits, f"nothing shown as {label}"
         return hits[-1]
 
+    def manifest(self):
+        """What the runner writes: numbers, steps, frame and layout."""
+        from scenes.kit.layout import frame
+        m = self.book.manifest(self.scene.spec.name, {})
+        m["steps"] = [{"caption": t, "start": a, "end": b} for a, b, t in self.scene.captions]
+        m["frame"], m["layout"] = self.frame, self.scene.layout
+        return m
+
     def unexplained(self):
-        """Digit-bearing texts not made by the number helper: typed numbers."""
+        """Digit-bearing texts not made by the NumberBook: typed numbers."""
         sheets = {id(t) for t in glyphs.REFERENCES}    # glyph sheets: never drawn
         return [s for i, s in self.texts
-                if NUMERAL.search(s) and i not in self.scene.book.drawn and i not in sheets]
+                if numerals(s) and i not in self.book.meta and i not in sheets]
 
 
-def build(clip, inputs=None, **given):
-    """Construct `clip` under Manim with animations skipped, recording every Text/MathTex."""
+def text_classes():
+    """Every Manim class that draws text from a string, and the argument holding it."""
+    from manim import Code, MarkupText, Paragraph, SingleStringMathTex
+    return {Text: "text", MarkupText: "text", SingleStringMathTex: "tex_string", MathTex: "tex_strings",
+            Paragraph: "text", Code: "code_string"}
+
+
+def build(clip, inputs=None, frames=False, **given):
+    """Construct `clip` under Manim with animations skipped, recording the string given to
+    every text-drawing class (positional or keyword). frames=True keeps each step's last
+    frame (854x480) as scene.frames."""
+    import inspect
     if inputs is None:
         inputs = inputs_for(clip, **given)
     texts = []
-    originals = {cls: cls.__init__ for cls in (Text, MathTex)}
+    originals = {cls: cls.__init__ for cls in text_classes()}
 
-    def spy(cls):
+    def spy(cls, arg):
+        original = originals[cls]
+        signature = inspect.signature(original)
+
         def init(self, *args, **kwargs):
-            texts.append((id(self), " ".join(map(str, args if cls is MathTex else args[:1]))))
-            originals[cls](self, *args, **kwargs)
+            bound = signature.bind_partial(self, *args, **kwargs).arguments
+            value = bound.get(arg, "")
+            if arg == "tex_strings" and not isinstance(value, str):
+                value = " ".join(map(str, value))
+            texts.append((id(self), str(value)))
+            original(self, *args, **kwargs)
         return init
 
+    settings = {"format": "none", "disable_caching": True, "media_dir": tempfile.mkdtemp(prefix="build-"),
+                "verbosity": "ERROR", "progress_bar": "none"}
+    if frames:
+        settings.update(pixel_width=854, pixel_height=480)
     try:
-        for cls in originals:
-            cls.__init__ = spy(cls)
-        with tempconfig({"format": "none", "disable_caching": True,
-                         "media_dir": tempfile.mkdtemp(prefix="build-"), "verbosity": "ERROR",
-                         "progress_bar": "none"}):
-            scene = available()[clip](inputs=inputs, skip_animations=True)
+        for cls, arg in text_classes().items():
+            cls.__init__ = spy(cls, arg)
+        with tempconfig(settings):
+            scene = scene_class(clip)(inputs=inputs, skip_animations=True)
+            scene.capture_frames = frames
             scene.render()
+            from scenes.kit.layout import frame
+            shape = frame()
     finally:
         for cls, init in originals.items():
             cls.__init__ = init
-    return Built(scene, texts)
+    built = Built(scene, texts)
+    built.frame = shape
+    return built
 
 
 def assert_shown(built, label, expected, decimals=4):

@@ -118,7 +118,7 @@ def check_causality(built, i, opts):
 
 
 def style_decimals(a):
-    from scenes.style import decimals_for
+    from scenes.kit.style import decimals_for
     return decimals_for(a)
 
 

@@ -5,11 +5,13 @@ import av
 import pytest
 
 from conftest import parse_srt, probe
-from scenes import chapter
-from scenes.runner import QUALITIES, available, render_clip
+from scenes.pipeline import chapter
+from scenes.pipeline.registry import specs
+from scenes.pipeline.runner import QUALITIES, render_clip
 from conftest import inputs_for
 
 FRAME = 1 / QUALITIES["tiny"][2]
+BOOK_ORDER = ["4.1", "4.2", "4.4", "4.5", "4.6", "4.7", "4.8", "4.9"]   # 4.3 stays inside score-grid
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +23,7 @@ def rendered(tmp_path_factory):
 
 def test_joined_duration_is_the_sum_of_titles_and_clips(rendered):
     parts = [chapter.duration(rendered / f"{c}.mp4") + chapter.duration(rendered / ".titles" / f"{c}.mp4")
-             for c in available()]
+             for c in specs()]
     joined = probe(rendered / "chapter04.mp4")
     assert abs(joined["duration"] - sum(parts)) <= FRAME * 2 * len(parts)
     assert (joined["width"], joined["height"]) == (256, 144) and joined["middle_spread"] > 5
@@ -29,8 +31,9 @@ def test_joined_duration_is_the_sum_of_titles_and_clips(rendered):
 
 def test_sections_in_book_order_as_mp4_chapters_and_json(rendered):
     sections = json.loads((rendered / "chapter04.chapters.json").read_text("utf-8"))
-    assert [s["clip"] for s in sections] == list(available())
-    assert [s["section"] for s in sections] == ["4.1", "4.2", "4.4", "4.6", "4.7"]
+    assert [s["clip"] for s in sections] == list(specs())
+    assert [s["section"] for s in sections] == [spec.section for spec in specs().values()]
+    assert [s["section"] for s in sections] == [s for s in BOOK_ORDER if s in {x["section"] for x in sections}]
     assert all(a["end"] == b["start"] for a, b in zip(sections, sections[1:]))
     with av.open(str(rendered / "chapter04.mp4")) as box:
         marks = box.chapters()
@@ -39,7 +42,7 @@ def test_sections_in_book_order_as_mp4_chapters_and_json(rendered):
 
 def test_chapter_srt_is_monotonic_inside_the_video(rendered):
     captions = parse_srt((rendered / "chapter04.srt").read_text("utf-8"))
-    per_clip = sum(len(parse_srt((rendered / f"{c}.srt").read_text("utf-8"))) for c in available())
+    per_clip = sum(len(parse_srt((rendered / f"{c}.srt").read_text("utf-8"))) for c in specs())
     assert len(captions) == per_clip
     assert all(a < b for a, b, _ in captions)
     assert all(captions[i][1] <= captions[i + 1][0] for i in range(len(captions) - 1))
@@ -55,7 +58,7 @@ def test_a_rerun_with_nothing_changed_renders_nothing(rendered, monkeypatch):
     real = chapter.stamp_of
     monkeypatch.setattr(chapter, "stamp_of",
                         lambda clip, q, s: real(clip, q, s) + ("x" if clip == "dropout" else ""))
-    assert [t[0] for t in chapter.tasks_for(rendered, "tiny", False)] == ["dropout", "title dropout"]
+    assert [t[0] for t in chapter.tasks_for(rendered, "tiny", False)] == ["dropout"]
 
 
 def test_sections_one_mp4_per_step_with_its_index(tmp_path):
@@ -66,3 +69,103 @@ def test_sections_one_mp4_per_step_with_its_index(tmp_path):
     videos = [s for s in index if s["name"].startswith("step-")]
     assert len(videos) == len(steps)
     assert all((folder / s["video"]).exists() for s in index)
+
+
+TINY_CLIP = '''"""A clip for the registry test: one step, one number, section 4.10."""
+from scenes.kit.base import ClipScene
+from scenes.pipeline.inputs import number
+from scenes.pipeline.registry import Clip, Option
+
+
+def rules(raw):
+    return {"n": number(raw.get("n", 2), "n")}
+
+
+class TinyClip(ClipScene):
+    spec = Clip(name="tiny-clip", section="4.10", title="登记测试", summary="a clip added by one module",
+                rules=rules, defaults={"n": 2}, options=(Option("n", "the number shown"),))
+
+    def compute(self):
+        return self.inputs["n"]
+
+    def construct(self):
+        self.step("一个数：{}", self.book.fmt("n", self.result))
+        self.add(self.book.num("n", self.result))
+        self.end()
+'''
+
+
+def test_a_new_clip_is_one_module(rendered, tmp_path):
+    """Adding scenes/clips/tiny_clip.py alone: listed, validated, rendered, in the chapter
+    after 4.9 (section "4.10", not 4.1), collected by the tests; the other clips are reused."""
+    import shutil
+    import subprocess
+    import sys
+    from conftest import ROOT
+    copy = tmp_path / "repo"
+    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT, capture_output=True,
+                            text=True, check=True).stdout.split()
+    for name in listed:
+        if (ROOT / name).is_file():
+            (copy / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, copy / name)
+    (copy / "scenes/clips/tiny_clip.py").write_text(TINY_CLIP, encoding="utf-8")
+
+    def run(*args):
+        return subprocess.run([sys.executable, *args], cwd=copy, capture_output=True, text=True)
+
+    clips = [ln.split()[0] for ln in run("render.py", "list").stdout.splitlines() if not ln.startswith(" ")]
+    assert clips == list(specs()) + ["tiny-clip"]
+    bad = run("render.py", "tiny-clip", "--n", "abc", "--out", "o1")
+    assert bad.returncode == 2 and "--n" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+    assert not (copy / "o1").exists()
+    assert run("render.py", "tiny-clip", "--dry-run", "--out", "o2").returncode == 0
+    assert json.loads((copy / "o2/tiny-clip.numbers.json").read_text("utf-8"))["numbers"][0]["text"] == "2"
+    shutil.copytree(rendered, copy / "media")
+    before = {c: (copy / "media" / f"{c}.mp4").stat().st_mtime_ns for c in specs()}
+    done = run("render.py", "chapter", "--quality", "tiny", "--out", "media")
+    assert done.returncode == 0, done.stderr
+    sections = json.loads((copy / "media/chapter04.chapters.json").read_text("utf-8"))
+    assert [s["clip"] for s in sections] == list(specs()) + ["tiny-clip"]
+    assert sections[-1]["section"] == "4.10"
+    card = json.loads((copy / "media/.titles/tiny-clip.numbers.json").read_text("utf-8"))
+    assert [r["text"] for r in card["numbers"] if r["label"] == "section"] == ["4.10"]
+    assert {c: (copy / "media" / f"{c}.mp4").stat().st_mtime_ns for c in specs()} == before
+    # Editing a compute file re-renders the clips that import it, and nothing else.
+    stamp = {c: (copy / "media" / f"{c}.mp4").stat().st_mtime_ns for c in specs()}
+    with open(copy / "scenes/compute/dropout.py", "a", encoding="utf-8") as f:
+        f.write("\n# edited by the test\n")
+    assert run("render.py", "chapter", "--quality", "tiny", "--out", "media").returncode == 0
+    changed = [c for c in specs() if (copy / "media" / f"{c}.mp4").stat().st_mtime_ns != stamp[c]]
+    users = [c for c in specs() if chapter.ROOT / "scenes/compute/dropout.py" in chapter.dependencies(scene_module(c))]
+    assert changed == users and 0 < len(users) < len(specs())
+    collected = run("-m", "pytest", "tests/test_contract.py", "--collect-only", "-q", "-p", "no:xdist",
+                    "-p", "no:cacheprovider", "-o", "addopts=")
+    assert "tiny-clip" in collected.stdout
+
+
+def test_each_clip_is_named_in_one_source_file_only():
+    """No table of clips outside the clip's own module: its name is a string literal there only."""
+    import ast
+    from conftest import ROOT
+    sources = [p for p in ROOT.rglob("*.py") if ".venv" not in p.parts and "tests" not in p.parts]
+    for clip in specs():
+        holders = [p for p in sources if any(isinstance(n, ast.Constant) and n.value == clip
+                                             for n in ast.walk(ast.parse(p.read_text("utf-8"))))]
+        assert [p.relative_to(ROOT).as_posix() for p in holders] == \
+            [scene_file(clip)], clip
+
+
+def scene_file(clip):
+    from scenes.pipeline.registry import scene
+    return scene(clip).__module__.replace(".", "/") + ".py"
+
+
+def test_section_ids_sort_as_the_book_numbers_them():
+    from scenes.pipeline.registry import section_key
+    assert sorted(["4.10", "练习", "4.9", "4.2", "4.1"], key=section_key) == ["4.1", "4.2", "4.9", "4.10", "练习"]
+
+
+def scene_module(clip):
+    from scenes.pipeline.registry import scene
+    return scene(clip).__module__

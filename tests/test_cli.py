@@ -2,8 +2,9 @@
 import pytest
 
 from conftest import cli, run_cli
+from scenes.pipeline.registry import section_key, specs
 
-CLIPS = ["weighted-average", "score-grid", "causal-mask", "dropout", "multihead"]
+CLIPS = list(specs())
 
 
 def test_list_names_every_clip_in_book_order_and_its_presets():
@@ -11,6 +12,8 @@ def test_list_names_every_clip_in_book_order_and_its_presets():
     assert code == 0
     names = [line.split()[0] for line in out.splitlines() if not line.startswith(" ")]
     assert names == CLIPS
+    sections = [specs()[n].section for n in names]
+    assert sections == sorted(sections, key=section_key)
     assert "--preset two-keys" in out and "--preset journey-weighted-average" in out
 
 
@@ -39,7 +42,7 @@ def test_click_usage_errors_are_one_line_exit_2(tmp_path, args, option):
 
 
 def test_a_render_failure_exits_1_and_leaves_no_partial_file(tmp_path, monkeypatch):
-    from scenes.weighted_average import WeightedAverage
+    from scenes.clips.weighted_average import WeightedAverage
 
     def broken(self):
         self.show_inputs()

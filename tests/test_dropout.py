@@ -177,8 +177,8 @@ def test_shown_running_mean_approaches_the_row(default):
 def test_sampling_step_leaves_one_counter_and_one_set_of_bars(monkeypatch):
     """Earlier checkpoints' numbers are replaced, not stacked (the still of step 4 shows one set)."""
     from manim import Text
-    from scenes.dropout import Dropout
-    from scenes.glyphs import NumberText
+    from scenes.clips.dropout import Dropout
+    from scenes.kit.glyphs import NumberText
     monkeypatch.setattr(Dropout, "eval_mode", lambda self: None)
     scene = build("dropout").scene
     texts = [m.text for m in scene.get_mobject_family_members() if isinstance(m, (Text, NumberText))]

@@ -10,17 +10,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import ROOT, cli, inputs_for, manifest, probe, run_cli
-from render import INPUTS
-from scenes.clip_inputs import check
-from scenes.inputs import InputError, raw_inputs
+from scenes.pipeline.registry import specs
+from scenes.pipeline.inputs import InputError, check, raw_inputs
 
 NASTY = ["", " ", "nan", "inf", "-inf", "1e309", "-1e309", "1_0", "0x10", "1,,2", ";;", "1 2; 3",
          "1 2;\n3 4 5", "１２", "\u2212" "1", "1/0", "1/3", "٣", "\x00", "\x1b[31m", "a" * 5000,
          "; ".join(["1 2"] * 9), " ".join(["1"] * 9), "<span>1</span>", "\\input{x}", "e2", "e-1",
          "-0", "+5", ".5", "5.", "101", "1,2,3", "2,4,12", "2,4,13", "0,0,0", "eval", "train",
          "🙂", "1e2", "100.0000001", "-100", "999999999999999999999"]
-OPTIONS = [(clip, name.rstrip("!").replace("-", "_")) for clip, opts in INPUTS.items()
-           for name, _ in opts if not name.endswith("!")]
+OPTIONS = [(clip, opt.key) for clip, spec in specs().items() for opt in spec.options if not opt.flag]
 TRIED = {}
 
 
@@ -33,7 +31,7 @@ def outcome(clip, option, value):
         text = str(err)
         assert "\n" not in text and text.startswith("--"), text
         named = text.split()[0]
-        assert named in {f"--{n.rstrip('!')}" for n, _ in INPUTS[clip]}, text
+        assert named in {f"--{opt.name}" for opt in specs()[clip].options}, text
         return "refused"
     return "accepted"
 

@@ -8,7 +8,7 @@ import torch
 
 from conftest import assert_refused, assert_video_with_captions, build, cli, inputs_for, manifest
 from scenes import compute
-from scenes.inputs import InputError
+from scenes.pipeline.inputs import InputError
 
 STEPS = ("start", "split", "transposed", "back", "merged", "wrong")
 LEGAL = [(b, t, d, h) for b, t, d, h in product((1, 2), range(1, 5), range(1, 13), range(1, 5))
@@ -162,9 +162,9 @@ def test_error_example_must_be_an_error(given, field):
 
 def test_largest_shape_stays_legible_and_in_frame():
     """Under three info lines (the tightest step), every id of [2, 4, 12] keeps its size."""
-    from scenes import style
-    from scenes.multihead_parts import LEGIBLE, TensorView, info_lines
-    from scenes.numbers import NumberBook
+    from scenes.kit import style
+    from scenes.clips.multihead_parts import LEGIBLE, TensorView, info_lines
+    from scenes.kit.numbers import NumberBook
     book, glyphs = NumberBook(), {}
     top = info_lines(book, [("信息", style.TEXT)] * 3).get_bottom()[1] - 0.25
     for h in (1, 2, 3, 4):

@@ -69,7 +69,7 @@ def test_custom_inputs_match_torch(x, query, tokens):
 def test_a_typed_number_is_caught(monkeypatch):
     """A scene that types a number instead of asking the compute module fails the check."""
     from manim import Text
-    from scenes.weighted_average import WeightedAverage
+    from scenes.clips.weighted_average import WeightedAverage
     original = WeightedAverage.why_not_divide
 
     def typed(self):
@@ -80,8 +80,8 @@ def test_a_typed_number_is_caught(monkeypatch):
 
 
 def test_a_typed_number_in_a_label_fails_the_build(monkeypatch):
-    from scenes.numbers import TypedNumberError
-    from scenes.weighted_average import WeightedAverage
+    from scenes.kit.numbers import TypedNumberError
+    from scenes.clips.weighted_average import WeightedAverage
     monkeypatch.setattr(WeightedAverage, "title", "先把加权平均写清楚 2.7183")
     with pytest.raises(TypedNumberError):
         build("weighted-average")

@@ -1,9 +1,20 @@
 """The chapter's maths, in float64 numpy. No Manim here: scenes ask, this answers.
 
+One module per section (scores, masking, dropout, heads, ...). A clip imports the
+modules it uses (`from scenes.compute import masking`), so the chapter's reuse
+stamps know which clips a change touches. `compute.softmax` also works: the name
+is looked up in the section modules on first use.
+
 Layout follows PyTorch and the book: rows are queries, columns are keys,
 softmax runs along the last axis unless told otherwise.
 """
-from scenes.compute.dropout import *  # noqa: F401,F403
-from scenes.compute.heads import *  # noqa: F401,F403
-from scenes.compute.masking import *  # noqa: F401,F403
-from scenes.compute.scores import *  # noqa: F401,F403
+import importlib
+import pkgutil
+
+
+def __getattr__(name):
+    for info in pkgutil.iter_modules(__path__):
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        if hasattr(module, name) and not name.startswith("_"):
+            return getattr(module, name)
+    raise AttributeError(f"scenes.compute has no {name!r}")

@@ -3,15 +3,19 @@ Q, K, V projections, the QK^T grid and why the scores are divided by sqrt(d_k)."
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # for plain `manim` runs
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for plain `manim` runs
 
+import numpy as np
 from manim import DOWN, RIGHT, UL, UP, FadeIn, LaggedStart, Transform, VGroup, Write
 
-from scenes.anim import Appear
-from scenes import compute, style
-from scenes.base import ClipScene
-from scenes.mobjects import MatrixGrid, fit
-from scenes.score_grid_parts import (align_columns, axis_names, batches, grouped_bars, legend,
+from scenes.kit.anim import Appear
+from scenes.compute import scores as compute
+from scenes.kit import style
+from scenes.kit.base import ClipScene
+from scenes.pipeline.inputs import InputError, integer, matrix, tokens
+from scenes.pipeline.registry import Clip, Option
+from scenes.kit.grids import MatrixGrid, fit
+from scenes.clips.score_grid_parts import (align_columns, axis_names, batches, grouped_bars, legend,
                                      role_grid, upright_columns)
 
 ROLES = (("q", "wq", "Q", "W_Q", style.QUERY), ("k", "wk", "K", "W_K", style.KEY),
@@ -19,10 +23,61 @@ ROLES = (("q", "wq", "Q", "W_Q", style.QUERY), ("k", "wk", "K", "W_K", style.KEY
 MIN_SCALE = 0.62   # below this, the three projections are shown one after another
 
 
+def rules(raw: dict) -> dict:
+    """X with W_Q, W_K, W_V; or Q, K (and V) directly."""
+    direct = raw.get("q") is not None or raw.get("k") is not None
+    if direct:
+        for name in ("q", "k"):
+            if raw.get(name) is None:
+                raise InputError(name, "", "give --q and --k together (or --x with --wq/--wk/--wv)")
+        q, k = matrix(raw["q"], "q"), matrix(raw["k"], "k")
+        v = matrix(raw["v"], "v") if raw.get("v") is not None else None
+        x = wq = wk = wv = None
+    else:
+        x = matrix(raw["x"], "x")
+        wq, wk, wv = (matrix(raw[n], n) for n in ("wq", "wk", "wv"))
+        for name, w in (("wq", wq), ("wk", wk), ("wv", wv)):
+            if len(w) != x.shape[1]:
+                raise InputError(name, raw[name], f"needs {x.shape[1]} rows, the width D_in of --x")
+        if wq.shape[1] != wk.shape[1]:
+            raise InputError("wk", raw["wk"], "must have as many columns as --wq (d_k)")
+        q, k, v = x @ wq, x @ wk, x @ wv
+        for name, out in (("wq", q), ("wk", k), ("wv", v)):
+            if np.abs(out).max() > 100:
+                raise InputError(name, raw[name], f"X W_{name[1].upper()} = {name[1].upper()} has "
+                                                  "entries outside [-100, 100]: use smaller X or W")
+    if q.shape[1] != k.shape[1]:
+        raise InputError("k", raw.get("k"), f"must be as wide as --q ({q.shape[1]} columns)")
+    if v is not None and len(v) != len(k):
+        raise InputError("v", raw.get("v"), f"needs as many rows as --k ({len(k)})")
+    seed = integer(raw.get("seed", 0), "seed", 0, 2**31 - 1)
+    labels = raw.get("tokens")
+    if labels is not None and len(q) != len(k):
+        raise InputError("tokens", str(labels), "label both axes of QK^T: give --q and --k "
+                                                "with the same number of rows")
+    return {"x": x, "wq": wq, "wk": wk, "wv": wv, "q": q, "k": k, "v": v, "seed": seed,
+            "tokens": tokens(labels, len(q))}
+
+
 class ScoreGrid(ClipScene):
-    clip = "score-grid"
-    section = "4.2"
-    title = "为什么拆成查询、键和值"
+    spec = Clip(
+        name="score-grid", section="4.2", title="为什么拆成查询、键和值",
+        summary="4.2–4.3 Q、K、V 投影，QKᵀ 分数网格与 √d_k 缩放",
+        rules=rules,
+        defaults="journey-score-grid",
+        options=(
+            Option('x', 'input rows X [T, D_in]'),
+            Option('wq', 'W_Q [D_in, d_k]'),
+            Option('wk', 'W_K [D_in, d_k]'),
+            Option('wv', 'W_V [D_in, d_v]'),
+            Option('q', 'Q directly (with --k)'),
+            Option('k', 'K directly'),
+            Option('v', 'V directly'),
+            Option('seed', 'seed of the sampled variance step'),
+            Option('tokens', 'one label per row'),
+        ),
+    )
+    legacy_text = True   # still composes f-strings: to be moved to book.text templates
     section_scaling, title_scaling = "4.3", "缩放因子来自点积的方差"
 
     def compute(self):

@@ -2,21 +2,39 @@
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # for plain `manim` runs
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for plain `manim` runs
 
 from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, GrowArrow, NumberPlane,
                    VGroup, Write, ORIGIN)
 
-from scenes.anim import Appear
-from scenes import compute, style
-from scenes.base import ClipScene
-from scenes.mobjects import MatrixGrid, bars, fit
+from scenes.kit.anim import Appear
+from scenes.compute import scores as compute
+from scenes.kit import style
+from scenes.kit.base import ClipScene
+from scenes.pipeline.inputs import integer, matrix, tokens
+from scenes.pipeline.registry import Clip, Option
+from scenes.kit.grids import MatrixGrid, bars, fit
+
+
+def rules(raw: dict) -> dict:
+    x = matrix(raw["x"], "x", rows=(2, 8))
+    query = integer(raw.get("query", 1), "query", 0, len(x) - 1)
+    return {"x": x, "query": query, "tokens": tokens(raw.get("tokens"), len(x))}
 
 
 class WeightedAverage(ClipScene):
-    clip = "weighted-average"
-    section = "4.1"
-    title = "先把加权平均写清楚"
+    spec = Clip(
+        name="weighted-average", section="4.1", title="先把加权平均写清楚",
+        summary="4.1 点积分数、softmax 权重与加权平均",
+        rules=rules,
+        defaults={"x": "1 0; 0 1; 1 1", "query": 1},
+        options=(
+            Option('x', "input rows, e.g. '1 0; 0 1; 1 1' (2-8 rows)"),
+            Option('query', 'index of the query row'),
+            Option('tokens', 'one label per row'),
+        ),
+    )
+    legacy_text = True   # still composes f-strings: to be moved to book.text templates
 
     def compute(self):
         x, q = self.inputs["x"], self.inputs["query"]

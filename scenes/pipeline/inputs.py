@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-PRESETS = Path(__file__).resolve().parent.parent / "assets" / "presets"
+PRESETS = Path(__file__).resolve().parents[2] / "assets" / "presets"
 LIMIT = 100.0          # every entry in [-LIMIT, LIMIT]
 MAX_SIDE = 8           # at most 8 positions and 8 columns
 MAX_TEXT = 2000        # longest raw option string accepted
@@ -54,11 +54,12 @@ def number(text, field, whole=None):
     return value
 
 
-def integer(value, field, low, high):
+def integer(value, field: str, low: int, high: int) -> int:
+    """A whole number in [low, high] (up to ten digits: seeds reach 2**31 - 1)."""
     if isinstance(value, bool):
         raise InputError(field, str(value), "must be a whole number")
     s = str(value).strip()
-    if not re.fullmatch(r"[+-]?\d{1,6}", s):
+    if not re.fullmatch(r"[+-]?\d{1,10}", s):
         raise InputError(field, s, "must be a whole number")
     n = int(s)
     if not low <= n <= high:
@@ -131,7 +132,7 @@ def flag(value):
 
 
 # ---------------------------------------------------------------- presets
-def preset_names(clip=None):
+def preset_names(clip: str | None = None) -> list[tuple[str, dict]]:
     out = []
     for path in sorted(PRESETS.glob("*.json")):
         data = json.loads(path.read_text("utf-8"))
@@ -140,7 +141,7 @@ def preset_names(clip=None):
     return out
 
 
-def load_preset(name, clip):
+def load_preset(name: str, clip: str) -> dict:
     """A preset's raw inputs; unknown or foreign names fail with the valid list."""
     valid = [n for n, _ in preset_names(clip)]
     if name not in valid:
@@ -151,15 +152,34 @@ def load_preset(name, clip):
 ROW_KEYS = ("x", "q", "k", "v")   # options whose rows the token labels name
 
 
-def raw_inputs(clip, preset=None, given=None):
-    """Defaults (the preset named after the clip), then --preset, then explicit options.
+def raw_inputs(clip: str, preset: str | None = None, given: dict | None = None) -> dict:
+    """The clip's declared defaults, then --preset, then explicit options.
 
     A preset's token labels name that preset's rows: new rows without new labels drop them.
     """
-    raw = load_preset(clip, clip)
+    from scenes.pipeline.registry import spec
+    defaults = spec(clip).defaults     # the book's inputs, or the name of a preset holding them
+    raw = load_preset(defaults, clip) if isinstance(defaults, str) else dict(defaults)
     given = {k: v for k, v in (given or {}).items() if v is not None}
     for layer in ([load_preset(preset, clip)] if preset else []) + [given]:
         if any(k in layer for k in ROW_KEYS) and "tokens" not in layer:
             raw.pop("tokens", None)
         raw.update(layer)
     return raw
+
+
+def check(clip: str, raw: dict) -> dict:
+    """The clip's own input rules (declared in its module)."""
+    from scenes.pipeline.registry import spec
+    return spec(clip).rules(raw)
+
+
+def manifest_inputs(checked: dict) -> dict:
+    """Plain JSON: arrays become lists, masks bit strings."""
+    def plain(v):
+        if isinstance(v, np.ndarray):
+            return "".join("1" if b else "0" for b in v) if v.dtype == bool else v.tolist()
+        if isinstance(v, (list, tuple)):
+            return [plain(i) for i in v]
+        return v
+    return {k: plain(v) for k, v in checked.items()}

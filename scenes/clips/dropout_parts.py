@@ -4,7 +4,7 @@ Every number goes through the NumberBook; nothing here computes a drawn value.
 """
 from manim import (DOWN, DashedLine, Line, Rectangle, VGroup, VectorizedPoint)
 
-from scenes import style
+from scenes.kit import style
 
 DECIMALS = 6          # the lab's table shows six decimals
 MEAN_DECIMALS = 4     # a sampled running mean: 4 decimals, as the rest of the chapter

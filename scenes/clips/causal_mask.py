@@ -3,23 +3,65 @@ the post-softmax route, the masked diagonal, the causality check and the cache v
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # for plain `manim` runs
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for plain `manim` runs
 
 from manim import DOWN, LEFT, RIGHT, UP, VGroup, Write
 
-from scenes.anim import Appear
-from scenes import compute, style
-from scenes.base import ClipScene
-from scenes.causal_mask_parts import Grid, fill, side_by_side, vector_text
+from scenes.kit.anim import Appear
+from scenes.compute import masking as compute
+from scenes.kit import style
+from scenes.kit.base import ClipScene
+from scenes.pipeline.inputs import InputError, flag, integer, matrix, number, tokens
+from scenes.pipeline.registry import Clip, Option
+from scenes.clips.causal_mask_parts import Grid, fill, side_by_side, vector_text
 
 NARROW = 4   # K, V and outputs at most this wide are drawn in full
 VERDICT = {"same": "不变", "moved": "改变", "nan": "为 NaN"}
 
 
+def rules(raw: dict) -> dict:
+    q, k, v = matrix(raw["q"], "q"), matrix(raw["k"], "k"), matrix(raw["v"], "v")
+    if q.shape[1] != k.shape[1]:
+        raise InputError("k", raw["k"], f"must be as wide as --q ({q.shape[1]} columns)")
+    if len(v) != len(k):
+        raise InputError("v", raw["v"], f"needs as many rows as --k ({len(k)})")
+    causal = not flag(raw.get("no_causal"))
+    cached = integer(raw.get("cached", 0), "cached", 0, 7)
+    diagonal = integer(raw.get("diagonal", 1), "diagonal", 0, 1)
+    if causal and len(q) + cached != len(k):
+        raise InputError("k", raw["k"], f"with the causal mask, --k needs rows of --q + --cached "
+                                        f"= {len(q) + cached}, got {len(k)}")
+    track = integer(raw.get("track", 1 if len(q) > 1 else 0), "track", 0, len(q) - 1)
+    delta = number(raw.get("delta", 10), "delta")
+    if not (0 < abs(delta) <= 100):
+        raise InputError("delta", str(raw.get("delta")), "must be non-zero and in [-100, 100]")
+    cache_view = integer(raw.get("cache_view", 3), "cache_view", 1, 5)
+    return {"q": q, "k": k, "v": v, "track": track, "scale": not flag(raw.get("no_scale")),
+            "causal": causal, "diagonal": diagonal, "cached": cached,
+            "tokens": tokens(raw.get("tokens"), len(k)), "delta": delta, "cache_view": cache_view}
+
+
 class CausalMask(ClipScene):
-    clip = "causal-mask"
-    section = "4.4"
-    title = "因果掩码为什么应放在 softmax 前"
+    spec = Clip(
+        name="causal-mask", section="4.4", title="因果掩码为什么应放在 softmax 前",
+        summary="4.4 softmax 前的因果掩码、五步查询表与因果性检查",
+        rules=rules,
+        defaults={"q": "1 0; 0 1; 1 1", "k": "1 0; 0 1; 1 1", "v": "1 0; 0 1; 1 1", "delta": 10, "cache_view": 3},
+        options=(
+            Option('q', "queries, e.g. '1 0; 0 1; 1 1'"),
+            Option('k', 'keys (as wide as Q)'),
+            Option('v', 'values (as many rows as K)'),
+            Option('track', 'the query row followed'),
+            Option('no-scale', 'do not divide by sqrt(d_k)', flag=True),
+            Option('no-causal', 'no mask', flag=True),
+            Option('diagonal', 'triu diagonal: 1 keeps the diagonal, 0 masks it too'),
+            Option('cached', 'positions already in the cache'),
+            Option('tokens', 'one label per key'),
+            Option('delta', 'causality check: added to the last row of K and V'),
+            Option('cache-view', 'cached positions drawn in the cache view when --cached is 0'),
+        ),
+    )
+    legacy_text = True   # still composes f-strings: to be moved to book.text templates
 
     def compute(self):
         i = self.inputs

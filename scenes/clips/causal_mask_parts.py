@@ -8,8 +8,8 @@ import math
 import numpy as np
 from manim import LEFT, RIGHT, UP, Rectangle, SurroundingRectangle, VGroup
 
-from scenes import style
-from scenes.mobjects import heat_color
+from scenes.kit import style
+from scenes.kit.grids import heat_color
 
 CELL_H = style.MIN_CELL_H
 

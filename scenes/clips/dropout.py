@@ -1,28 +1,79 @@
 """4.6 dropout 并不保持每行权重和恰好为 1: one mask at a time, every mask, sampling, eval mode."""
+import re
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # for plain `manim` runs
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for plain `manim` runs
 
+import numpy as np
 from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, ReplacementTransform,
                    VGroup)
 
-from scenes.anim import Appear, Vanish
-from scenes import compute, style
-from scenes import dropout_parts as parts
-from scenes.base import ClipScene
-from scenes.dropout_parts import DECIMALS, Table, bits, text
-from scenes.mobjects import fit
+from scenes.kit.anim import Appear, Vanish
+from scenes.compute import dropout as compute
+from scenes.kit import style
+from scenes.clips import dropout_parts as parts
+from scenes.kit.base import ClipScene
+from scenes.pipeline.inputs import InputError, integer, number, vector
+from scenes.pipeline.registry import Clip, Option
+from scenes.clips.dropout_parts import DECIMALS, Table, bits, text
+from scenes.kit.grids import fit
 
 PAGE = 8              # masks per page of the enumeration (64 masks for six weights: 8 pages)
 FIRST_SAMPLES = 8     # sampled masks listed one by one
 TOP_Y = 2.75          # the mode line, under the title
 
 
+def rules(raw: dict) -> dict:
+    mode = str(raw.get("mode", "train"))
+    if mode not in ("train", "eval"):
+        raise InputError("mode", mode, "must be train or eval")
+    weights = vector(raw["weights"], "weights", size=(1, 6), low=0, high=1)
+    if abs(weights.sum() - 1) > 1e-6:
+        raise InputError("weights", str(raw["weights"]),
+                         "must sum to 1 (within 1e-6): give the row after softmax")
+    p = number(raw.get("p", 0.5), "p")
+    if not 0 <= p <= 1:
+        raise InputError("p", str(raw.get("p")), "must lie in [0, 1)")
+    if p == 1 and mode == "train":
+        raise InputError("p", str(raw.get("p")), "p = 1 in train mode drops everything "
+                                                  "and 1/(1-p) divides by zero: use p < 1")
+    masks = []
+    text = raw.get("masks")
+    if text is None:   # the lab's 101,010,001,000 for three weights, any length alike:
+        n = len(weights)  # alternate entries kept, the others, only the last, none
+        rows = ["".join("10"[i % 2] for i in range(n)), "".join("01"[i % 2] for i in range(n)),
+                "0" * (n - 1) + "1", "0" * n]
+        text = ",".join(dict.fromkeys(rows))
+    parts = text if isinstance(text, (list, tuple)) else str(text).split(",")
+    for bits in (str(b).strip() for b in parts):
+        if not re.fullmatch(r"[01]+", bits) or len(bits) != len(weights):
+            raise InputError("masks", str(text), f"each mask is {len(weights)} bits of 0/1 "
+                                                 "(bit i keeps entry i), comma-separated")
+        masks.append(np.array([c == "1" for c in bits]))
+    if len(masks) > 8:
+        raise InputError("masks", str(text), "at most 8 masks")
+    return {"weights": weights, "p": p, "mode": mode, "masks": masks,
+            "samples": integer(raw.get("samples", 200), "samples", 1, 200),
+            "seed": integer(raw.get("seed", 0), "seed", 0, 2**31 - 1)}
+
+
 class Dropout(ClipScene):
-    clip = "dropout"
-    section = "4.6"
-    title = "dropout 并不保持每行权重和恰好为一"
+    spec = Clip(
+        name="dropout", section="4.6", title="dropout 并不保持每行权重和恰好为一",
+        summary="4.6 dropout：单次结果与期望，训练与评估",
+        rules=rules,
+        defaults={"weights": "0.2 0.3 0.5", "p": 0.5, "mode": "train", "samples": 200, "seed": 0},
+        options=(
+            Option('weights', "one row after softmax, e.g. '0.2 0.3 0.5'"),
+            Option('p', 'drop probability'),
+            Option('mode', 'train or eval'),
+            Option('masks', 'explicit masks, e.g. 101,010 (bit i keeps entry i)'),
+            Option('samples', 'number of sampled masks'),
+            Option('seed', 'sampling seed'),
+        ),
+    )
+    legacy_text = True   # still composes f-strings: to be moved to book.text templates
 
     def compute(self):
         i = self.inputs

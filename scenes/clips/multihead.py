@@ -1,25 +1,63 @@
 """4.7 加上批次和多个头: follow one element through reshape, transpose and the merge."""
+import re
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # for plain `manim` runs
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for plain `manim` runs
 
 
-from scenes.anim import Appear, Vanish
-from scenes import compute, style
-from scenes.base import ClipScene
-from scenes.clip_inputs import multihead as check_multihead
-from scenes.inputs import InputError
-from scenes.multihead_parts import TensorView, error_card, info_lines, morph, shape_line
+from scenes.kit.anim import Appear, Vanish
+from scenes.compute import heads as compute
+from scenes.kit import style
+from scenes.kit.base import ClipScene
+from scenes.pipeline.inputs import InputError, flag, integer
+from scenes.pipeline.registry import Clip, Option
+from scenes.clips.multihead_parts import TensorView, error_card, info_lines, morph, shape_line
 
 AXES = {"start": ("B", "T", "D"), "split": ("B", "T", "H", "d"), "transposed": ("B", "H", "T", "d"),
         "back": ("B", "T", "H", "d"), "merged": ("B", "T", "D"), "wrong": ("B", "T", "D")}
 
 
+def rules(raw: dict) -> dict:
+    text = str(raw.get("shape", "1,3,4"))
+    parts = [s for s in re.split(r"[,\s]+", text.strip()) if s]
+    if len(parts) != 3:
+        raise InputError("shape", text, "is B,T,D: three whole numbers")
+    b = integer(parts[0], "shape", 1, 2)
+    t = integer(parts[1], "shape", 1, 4)
+    d = integer(parts[2], "shape", 1, 12)
+    heads = integer(raw.get("heads", 2), "heads", 1, 4)
+    if d % heads:
+        raise InputError("heads", str(raw.get("heads")),
+                         f"D = {d} is not divisible by H = {heads}: each head needs D/H features")
+    track = str(raw.get("track", "e2")).strip()
+    track = integer(track[1:] if track[:1] in "eE" and len(track) > 1 else track,
+                    "track", 0, b * t * d - 1)
+    # The error card's example (the book: D = 5, H = 2): it must be a D that H does not divide.
+    error_d = integer(raw.get("error_d", 5), "error_d", 1, 12)
+    error_heads = integer(raw.get("error_heads", 2), "error_heads", 2, 4)
+    if error_d % error_heads == 0:
+        raise InputError("error_d", str(raw.get("error_d", 5)),
+                         f"the error example needs a D that H = {error_heads} does not divide")
+    return {"shape": (b, t, d), "heads": heads, "track": track,
+            "wrong_merge": flag(raw.get("wrong_merge")),
+            "error_d": error_d, "error_heads": error_heads}
+
+
 class Multihead(ClipScene):
-    clip = "multihead"
-    section = "4.7"
-    title = "加上批次和多个头"
+    spec = Clip(
+        name="multihead", section="4.7", title="加上批次和多个头",
+        summary="4.7 多头：跟踪一个元素经过 reshape、transpose 与合并",
+        rules=rules,
+        defaults={"shape": "1,3,4", "heads": 2, "track": "e2", "error_d": 5, "error_heads": 2},
+        options=(
+            Option('shape', 'B,T,D'),
+            Option('heads', 'H (D divisible by H)'),
+            Option('track', 'element, eN or N'),
+            Option('wrong-merge', 'emphasise the wrong merge: preview it at the merge, mark every misplaced id', flag=True),
+        ),
+    )
+    legacy_text = True   # still composes f-strings: to be moved to book.text templates
 
     def compute(self):
         i = self.inputs
@@ -36,7 +74,7 @@ class Multihead(ClipScene):
         raw = {"shape": f"{b},{t},{self.inputs['error_d']}", "heads": self.inputs["error_heads"],
                "track": 0}
         try:
-            check_multihead(raw)
+            rules(raw)
         except InputError as err:
             return err
         raise RuntimeError("the error example passed the input rules")

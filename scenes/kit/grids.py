@@ -7,7 +7,7 @@ import math
 import numpy as np
 from manim import DOWN, LEFT, UP, ManimColor, Rectangle, VGroup, interpolate_color
 
-from scenes import style
+from scenes.kit import style
 
 
 def heat_color(value, low=0.0, high=1.0):
@@ -111,15 +111,6 @@ def bars(book, name, values, colors, max_height=2.0, width=0.6, decimals=4, labe
                          .next_to(bar, DOWN, buff=0.1))
         group.add(VGroup(*parts))
     return group
-
-
-def caption_text(book, text):
-    """The on-screen subtitle: one line, kept inside the frame."""
-    mob = book.label(text, size=style.CAPTION_SIZE)
-    limit = 14.2 - 2 * style.FRAME_MARGIN
-    if mob.width > limit:
-        mob.scale_to_fit_width(limit)
-    return mob.move_to([0, style.CAPTION_Y, 0])
 
 
 def fit(mob, width=13.0, height=6.0):

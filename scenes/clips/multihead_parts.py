@@ -6,8 +6,8 @@ import numpy as np
 from manim import (DOWN, LEFT, RIGHT, UP, DashedVMobject, Rectangle, ReplacementTransform, RoundedRectangle,
                    SurroundingRectangle, VGroup)
 
-from scenes.anim import Appear, Vanish
-from scenes import style
+from scenes.kit.anim import Appear, Vanish
+from scenes.kit import style
 
 ID_SIZE = 22                 # an id such as e95, in the number font
 CELL_W, CELL_H = 0.6, 0.44   # one cell at scale 1: "e95" plus room

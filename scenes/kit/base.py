@@ -1,70 +1,92 @@
 """ClipScene: a Scene that takes checked inputs, shows numbers through a
-NumberBook and plays captioned steps (each caption is one subtitle)."""
+NumberBook and plays captioned steps (each caption is one subtitle).
+
+A clip is a subclass with `spec = Clip(...)` (scenes/pipeline/registry.py): the
+registry finds it, and nothing else needs to know that it exists.
+"""
+from __future__ import annotations
+
+from typing import Any
+
 from manim import (AnimationGroup, Create, FadeIn, FadeOut, GrowArrow, GrowFromCenter, LaggedStart,
                    ReplacementTransform, Scene, Succession, Transform, Write, config)
 from manim.animation.animation import prepare_animation
 from manim.utils.exceptions import EndSceneEarlyException
 
-from scenes import style
-from scenes.anim import Appear, Vanish
-from scenes.clip_inputs import check
-from scenes.inputs import raw_inputs
-from scenes.mobjects import caption_text
-from scenes.numbers import NumberBook
+from scenes.kit import style
+from scenes.kit.anim import Appear, Vanish
+from scenes.kit.layout import caption_text, snapshot
+from scenes.kit.numbers import NumberBook, Shown
+from scenes.pipeline.registry import Clip
 
 
 class ClipScene(Scene):
-    clip = ""                # the CLI name, e.g. "weighted-average"
-    section = ""             # the book's section, e.g. "4.1"
-    title = ""               # the section's title, as the book words it
+    spec: Clip               # declared by each clip (name, section, title, rules, defaults, options)
+    legacy_text = False      # True while a clip still draws f-strings (digits checked loosely)
+    capture_frames = False   # tests set it: keep each step's last frame in self.frames
 
-    def __init__(self, inputs=None, stop_after_step=None, **kwargs):
-        # Plain `manim scenes/x.py X` gets the clip's default preset.
-        self.inputs = inputs if inputs is not None else check(self.clip, raw_inputs(self.clip))
+    def __init__(self, inputs: dict | None = None, stop_after_step: int | None = None,
+                 **kwargs: Any) -> None:
+        # Plain `manim scenes/clips/x.py X` gets the clip's declared defaults.
+        if inputs is None:
+            from scenes.pipeline.inputs import raw_inputs
+            inputs = self.spec.rules(raw_inputs(self.spec.name))
+        self.inputs = inputs
         self.stop_after_step = stop_after_step
         super().__init__(**kwargs)
         # No frames wanted until the end (dry run, still): jump to each animation's end state.
         self.fast = self.renderer.skip_animations or config.format in ("png", "none")
 
-    def setup(self):
+    def setup(self) -> None:
         self.camera.background_color = style.BACKGROUND
-        self.book = NumberBook()
-        self.captions = []   # [start, end, text] per step, in seconds
+        self.book = NumberBook(strict=not self.legacy_text)
+        self.captions: list[list[Any]] = []   # [start, end, text] per step, in seconds
+        self.layout: list[dict[str, Any]] = []  # what is on screen at the end of each step
+        self.frames: list[Any] = []
         self._caption = None
         self.result = self.compute()
         self.show_title()
 
-    def compute(self):
+    def compute(self) -> Any:
         """Ask the compute module for everything the clip shows."""
         raise NotImplementedError
 
-    def show_title(self):
-        head = self.book.fmt("section", float(self.section), 1)
-        self.title_mob = self.book.label(f"{head}  {self.title}", size=style.TITLE_SIZE)
+    def show_title(self) -> None:
+        head = self.book.section("section", self.spec.section)
+        self.title_mob = self.book.text("{}  " + self.spec.title, head, size=style.TITLE_SIZE, kind="title")
         self.title_mob.move_to([0, style.TITLE_Y, 0])
         self.add(self.title_mob)
 
-    def step(self, text):
-        """Start a step: close the previous one (pause, end its subtitle), show this caption."""
+    def step(self, template: str, *slots: Shown) -> None:
+        """Start a step: close the previous one (pause, end its subtitle), show this caption.
+
+        The caption is a digit-free template whose {} slots the book filled."""
         self._close_step()
         if self.stop_after_step is not None and len(self.captions) >= self.stop_after_step:
             raise EndSceneEarlyException()
-        self.next_section(f"step-{len(self.captions) + 1}")
+        self.book.step = len(self.captions) + 1
+        self.next_section(f"step-{self.book.step}")
+        text = self.book.compose(template, *slots)
         new = caption_text(self.book, text)
         if self._caption is None:
             self.play(Appear(new), run_time=0.4)
         else:
             self.play(Transform(self._caption, new), run_time=0.4)
+            self.book.meta[id(self._caption)] = self.book.meta[id(new)]
             new = self._caption
         self._caption = new
-        self.captions.append([self.renderer.time, None, text])
+        self.captions.append([self.renderer.time, None, str(text)])
 
-    def _close_step(self):
+    def _close_step(self) -> None:
         if self.captions and self.captions[-1][1] is None:
             self.wait(style.STEP_PAUSE)
             self.captions[-1][1] = self.renderer.time
+            self.layout.append(snapshot(self, self.book, len(self.captions)))
+            if self.capture_frames:        # tests: the frame a still of this step would show
+                self.renderer.update_frame(self, ignore_skipping=True)
+                self.frames.append(self.renderer.get_frame().copy())
 
-    def end(self):
+    def end(self) -> None:
         """Call at the end of construct: the last step's pause and subtitle end."""
         self._close_step()
 

@@ -8,7 +8,7 @@ whole string (the font is monospaced, so there is no kerning to lose).
 """
 from manim import Text, VGroup
 
-from scenes import style
+from scenes.kit import style
 
 _REF = "0"
 _cache = {}   # (char, size) -> (glyph, dx, dy, advance)

@@ -14,6 +14,8 @@ GRID_LINE = "#546E7A"
 HEAT_LOW, HEAT_HIGH = "#1B2A41", "#8E3B8F"   # weights heat scale, 0 -> 1
 NAN_FILL = "#37474F"
 
+CHAPTER = 4                          # the book's chapter these clips teach
+
 FONT = "Noto Sans CJK SC"            # Chinese text, as the book
 NUMBER_FONT = "Noto Sans Mono CJK SC"  # digits line up in grids
 
@@ -24,8 +26,10 @@ NUMBER_SIZE = 26
 LABEL_SIZE = 22
 
 FRAME_MARGIN = 0.35          # keep text this far inside the frame
-CAPTION_Y = -3.55            # the subtitle band
+CAPTION_BOTTOM = -3.8        # the subtitle band grows upwards from here (one or two lines)
 TITLE_Y = 3.55
+CONTENT_TOP = 3.1            # the content area lies between these two
+CONTENT_BOTTOM = -2.85       # (above a two-line caption)
 MAX_CELL = 0.95              # grid cell side at most, in scene units
 CELL_PAD = 0.18              # room around a number inside its cell
 MIN_CELL_W, MIN_CELL_H = 0.75, 0.52   # small numbers still get a readable cell
@@ -34,8 +38,12 @@ STEP_PAUSE = 1.0             # the lecturer's pause at the end of each step (s)
 RUN_TIME = 0.8               # default animation length (s)
 
 
+MAX_NUMBER_CHARS = 10        # a drawn number never grows past this (legibility contract)
+
+
 def format_number(value, decimals=4):
-    """How a number is drawn: fixed decimals, a real minus, −∞ and NaN spelled out."""
+    """How a number is drawn: fixed decimals, a real minus, −∞ and NaN spelled out; the
+    scientific form (3 decimals) where fixed, even with fewer decimals, would be longer than 10 characters or read as zero."""
     if isinstance(value, (int,)) and not isinstance(value, bool):
         return str(value).replace("-", "\u2212")
     value = float(value)
@@ -43,9 +51,14 @@ def format_number(value, decimals=4):
         return "NaN"
     if math.isinf(value):
         return "\u2212\u221e" if value < 0 else "\u221e"
-    text = f"{value:.{decimals}f}"
+    for d in range(decimals, -1, -1):      # fewer decimals before the scientific form
+        text = f"{value:.{d}f}"
+        if len(text) <= MAX_NUMBER_CHARS:
+            break
     if float(text) == 0:
         text = text.lstrip("-")
+    if len(text) > MAX_NUMBER_CHARS or (float(text) == 0 and value != 0):
+        text = f"{value:.3e}"      # too long, or a non-zero that would read as zero: 1.235e+87
     return text.replace("-", "\u2212")
 
 

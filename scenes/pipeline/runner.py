@@ -1,25 +1,20 @@
 """Render one clip into --out: Manim in a private media dir, then the finished
 files moved into place whole (never a half-written final file)."""
-import importlib
+from __future__ import annotations
+
 import json
 import os
 import shutil
 import tempfile
 from pathlib import Path
 
-from manim import tempconfig
+from manim import config, tempconfig
 
-from scenes.clip_inputs import manifest_inputs
+from scenes.kit.layout import frame
+from scenes.pipeline.inputs import InputError, manifest_inputs
+from scenes.pipeline.registry import scene as scene_class
 
-TEX_CACHE = Path(__file__).resolve().parent.parent / ".cache" / "tex"
-# clip name -> (module, scene class), in book order
-CLIPS = {
-    "weighted-average": ("scenes.weighted_average", "WeightedAverage"),
-    "score-grid": ("scenes.score_grid", "ScoreGrid"),
-    "causal-mask": ("scenes.causal_mask", "CausalMask"),
-    "dropout": ("scenes.dropout", "Dropout"),
-    "multihead": ("scenes.multihead", "Multihead"),
-}
+TEX_CACHE = Path(__file__).resolve().parents[2] / ".cache" / "tex"
 # x264 veryfast at CRF 20: flat colours and text stay crisp (CRF 20 is near visually lossless
 # for such frames) while encoding takes about half the time of Manim's default (medium, CRF 23);
 # files grow ~15% (bench/README.md).
@@ -30,19 +25,7 @@ QUALITIES = {  # name -> (width, height, fps)
 }
 
 
-def available():
-    """The clips whose module exists, in book order."""
-    out = {}
-    for name, (module, cls) in CLIPS.items():
-        try:
-            out[name] = getattr(importlib.import_module(module), cls)
-        except ModuleNotFoundError as err:
-            if err.name != module:
-                raise
-    return out
-
-
-def srt_time(seconds):
+def srt_time(seconds: float) -> str:
     ms = int(round(seconds * 1000))
     h, ms = divmod(ms, 3600_000)
     m, ms = divmod(ms, 60_000)
@@ -50,18 +33,19 @@ def srt_time(seconds):
     return f"{h:02d}:{m:02d}:{s:02d},{ms:03d}"
 
 
-def srt_text(captions):
+def srt_text(captions: list) -> str:
     return "".join(f"{n}\n{srt_time(a)} --> {srt_time(b)}\n{text}\n\n"
                    for n, (a, b, text) in enumerate(captions, 1))
 
 
-def write_atomic(path, data):
+def write_atomic(path: Path, data: str) -> None:
     tmp = path.with_name(f".{path.name}.part")
     tmp.write_text(data, encoding="utf-8")
     os.replace(tmp, path)
 
 
-def manim_settings(work, name, quality, fmt, dry_run=False, sections=False):
+def manim_settings(work: Path, name: str, quality: str, fmt: str, dry_run: bool = False,
+                   sections: bool = False) -> dict:
     """Manim's settings for one render: its own media dir; a LaTeX cache kept per clip
     (formulas compile once, and two clips never share a folder of temporary TeX files)."""
     width, height, fps = QUALITIES[quality]
@@ -73,24 +57,42 @@ def manim_settings(work, name, quality, fmt, dry_run=False, sections=False):
             "progress_bar": "none", "disable_caching": True, "video_encoder_options": ENCODER}
 
 
-def produced(work, name, ext):
+def checked_config(settings: dict):
+    """tempconfig(settings), refusing any key Manim does not know (it would drop it silently)."""
+    unknown = sorted(set(settings) - set(config._d))
+    if unknown:
+        raise KeyError(f"Manim has no setting {', '.join(unknown)}")
+    return tempconfig(settings)
+
+
+def produced(work: Path, name: str, ext: str) -> Path:
     """The finished file Manim wrote for `name` (not a partial, not a section)."""
     found = sorted(p for p in work.rglob(f"*.{ext}") if "partial" not in str(p)
                    and p.stem.startswith(name) and "sections" not in p.parts)
     return found[-1]
 
 
-def render_clip(clip, inputs, quality="high", fmt="mp4", out="media", dry_run=False,
-                step=None, sections=False):
-    """Render `clip` with checked `inputs`; return the paths written."""
-    scene_cls = available()[clip]
+def render_clip(clip: str, inputs: dict, quality: str = "high", fmt: str = "mp4", out: str | Path = "media",
+                dry_run: bool = False, step: int | None = None, sections: bool = False) -> list[Path]:
+    """Render `clip` with checked `inputs`; return the paths written.
+
+    A --step past the clip's last step is bad input (InputError), and nothing is written."""
+    scene_cls = scene_class(clip)
     out = Path(out)
+    created = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".render-{clip}-", dir=out))
     try:
-        with tempconfig(manim_settings(work, clip, quality, fmt, dry_run, sections)):
+        with checked_config(manim_settings(work, clip, quality, fmt, dry_run, sections)):
             scene = scene_cls(inputs=inputs, stop_after_step=step, skip_animations=dry_run)
             scene.render()
+            shape = frame()
+        if step is not None and step > len(scene.captions):
+            shutil.rmtree(work, ignore_errors=True)
+            if created:
+                shutil.rmtree(out, ignore_errors=True)
+            raise InputError("step", str(step), f"{clip} has {len(scene.captions)} steps: "
+                                                f"give 1 to {len(scene.captions)}")
         written = []
         if not dry_run:
             final = out / f"{clip}.{fmt}"
@@ -100,6 +102,8 @@ def render_clip(clip, inputs, quality="high", fmt="mp4", out="media", dry_run=Fa
                 written += move_sections(work, out, clip)
         manifest = scene.book.manifest(clip, manifest_inputs(inputs))
         manifest["steps"] = [{"caption": t, "start": a, "end": b} for a, b, t in scene.captions]
+        manifest["frame"] = shape
+        manifest["layout"] = scene.layout
         write_atomic(out / f"{clip}.numbers.json", json.dumps(manifest, ensure_ascii=False, indent=1) + "\n")
         written.append(out / f"{clip}.numbers.json")
         if not dry_run:
@@ -110,23 +114,28 @@ def render_clip(clip, inputs, quality="high", fmt="mp4", out="media", dry_run=Fa
         shutil.rmtree(work, ignore_errors=True)
 
 
-def render_title(clip, quality="high", out="media"):
-    """The section's title card, as out/.titles/CLIP.mp4."""
-    from scenes.title_card import TitleCard
+def render_title(clip: str, quality: str = "high", out: str | Path = "media") -> list[Path]:
+    """The section's title card, as out/.titles/CLIP.mp4 with its manifest CLIP.numbers.json."""
+    from scenes.pipeline.title_card import TitleCard
     target = Path(out) / ".titles"
     target.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".title-{clip}-", dir=target))
     try:
-        with tempconfig(manim_settings(work, clip, quality, "mp4")):
-            TitleCard(available()[clip]).render()
+        with checked_config(manim_settings(work, clip, quality, "mp4")):
+            card = TitleCard(scene_class(clip).spec)
+            card.render()
+            shape = frame()
         final = target / f"{clip}.mp4"
         os.replace(produced(work, clip, "mp4"), final)
-        return [final]
+        manifest = card.book.manifest(f"title-{clip}", {"clip": clip})
+        manifest["frame"], manifest["layout"] = shape, card.layout
+        write_atomic(target / f"{clip}.numbers.json", json.dumps(manifest, ensure_ascii=False, indent=1) + "\n")
+        return [final, target / f"{clip}.numbers.json"]
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def move_sections(work, out, clip):
+def move_sections(work: Path, out: Path, clip: str) -> list[Path]:
     """--sections: one mp4 per step plus the index JSON, into out/NAME.sections/."""
     index = next(work.rglob("sections/*.json"))
     target = out / f"{clip}.sections"

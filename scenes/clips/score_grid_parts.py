@@ -3,8 +3,8 @@ column-aligned number rows and grouped bars. Numbers only through the NumberBook
 import numpy as np
 from manim import DOWN, LEFT, PI, RIGHT, UP, Rectangle, VGroup
 
-from scenes import style
-from scenes.mobjects import MatrixGrid, heat_color
+from scenes.kit import style
+from scenes.kit.grids import MatrixGrid, heat_color
 
 
 def axis_names(book, tokens, prefix, count):

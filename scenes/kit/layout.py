@@ -1,0 +1,98 @@
+"""Where things go on the frame, and the record of where they went.
+
+The content area lies between the title band and the caption band; `fit` scales a
+group into it. `snapshot` lists every text mobject visible at the end of a step
+with its box in frame units (the manifest's `layout`, SPEC.md section 1).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from manim import DL, UR, Mobject, Scene, config
+
+from scenes.kit import style
+
+
+def frame() -> dict[str, float]:
+    """The frame's size in Manim units, read from the running config (never at import)."""
+    return {"width": float(config.frame_width), "height": float(config.frame_height)}
+
+
+def content_width() -> float:
+    return frame()["width"] - 2 * style.FRAME_MARGIN
+
+
+def content_height() -> float:
+    """Between the title band and a two-line caption band."""
+    return style.CONTENT_TOP - style.CONTENT_BOTTOM
+
+
+def content_center() -> np.ndarray:
+    return np.array([0.0, (style.CONTENT_TOP + style.CONTENT_BOTTOM) / 2, 0.0])
+
+
+def fit(mob: Mobject, width: float | None = None, height: float | None = None,
+        most: float = 1.0) -> Mobject:
+    """Scale `mob` to fit width x height (the content area by default); never grow it past `most`."""
+    width = content_width() if width is None else width
+    height = content_height() if height is None else height
+    if mob.width == 0 and mob.height == 0:
+        return mob
+    factor = min(width / mob.width if mob.width else np.inf, height / mob.height if mob.height else np.inf)
+    mob.scale(min(factor, most))
+    return mob
+
+
+def visible(mob: Mobject) -> bool:
+    parts = mob.family_members_with_points()
+    if not parts:
+        return False
+    return max(float(np.max(p.fill_rgbas[:, 3], initial=0)) for p in parts) > 0.05 or \
+        max(float(np.max(p.stroke_rgbas[:, 3], initial=0)) * (p.stroke_width > 0) for p in parts) > 0.05
+
+
+def box(mob: Mobject) -> list[float]:
+    (x0, y0, _), (x1, y1, _) = mob.get_corner(DL), mob.get_corner(UR)
+    return [round(float(v), 4) for v in (x0, y0, x1, y1)]
+
+
+def snapshot(scene: Scene, book: Any, step: int) -> dict[str, Any]:
+    """The step's layout: every recorded text mobject on screen, with its box."""
+    items, seen = [], set()
+    for top in scene.mobjects:
+        for mob in top.get_family():
+            meta = book.meta.get(id(mob))
+            if meta is None or id(mob) in seen or not visible(mob):
+                continue
+            seen.add(id(mob))
+            items.append({"kind": meta["kind"], "label": meta["label"], "text": meta["text"], "box": box(mob)})
+            for label in meta["numbers"] + ([meta["label"]] if meta["kind"] == "number" else []):
+                for rec in book.records:
+                    if rec["label"] == label and rec["step"] is None:
+                        rec["step"] = step
+    return {"step": step, "items": items}
+
+
+def wrap_two_lines(text: str) -> str:
+    """Break a long caption once, at the punctuation (or space) nearest its middle."""
+    middle, best = len(text) / 2, None
+    for i, ch in enumerate(text[:-1]):
+        if ch in "，；：。、,;: ":
+            if best is None or abs(i + 1 - middle) < abs(best - middle):
+                best = i + 1
+    cut = best if best is not None and abs(best - middle) < len(text) / 3 else int(middle)
+    return text[:cut].rstrip() + "\n" + text[cut:].lstrip()
+
+
+def caption_text(book: Any, text: str) -> Mobject:
+    """The on-screen subtitle: one line, or two when one would not fit; inside the frame."""
+    limit = content_width()
+    mob = book.text(text, size=style.CAPTION_SIZE, kind="caption")
+    if mob.width > limit:
+        from scenes.kit.numbers import Shown
+        two = Shown(wrap_two_lines(str(text)), getattr(text, "labels", ()))
+        mob = book.text(two, size=style.CAPTION_SIZE, kind="caption")
+        if mob.width > limit:
+            mob.scale_to_fit_width(limit)
+    return mob.move_to([0, 0, 0]).align_to([0, style.CAPTION_BOTTOM, 0], [0, -1, 0])

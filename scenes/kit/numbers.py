@@ -1,0 +1,149 @@
+"""The one way a number reaches the screen: format it, draw it, record it.
+
+Every drawn number is recorded as {label, value, text} in the clip's manifest.
+Text with numbers in it is built from a template and slots: the template may hold
+no digit at all, and each slot must be a `Shown` that the book made (fmt, index,
+coords, word, user_text, compose). A digit anywhere else fails at build time.
+"""
+from __future__ import annotations
+
+import unicodedata
+from typing import Any, Iterable
+
+from manim import MathTex, Mobject, Text
+
+from scenes.kit import style
+from scenes.kit.glyphs import NumberText, settable
+
+# CJK number words chosen from the data ("三个") go through word(); a Chinese
+# numeral typed as part of a phrase ("同一", "一次") is language, not data.
+CJK_DIGITS = "零一二三四五六七八九十"
+
+
+class TypedNumberError(ValueError):
+    """A scene drew a number that did not come through the NumberBook."""
+
+
+class Shown(str):
+    """Text the book made; `labels` names the manifest records it shows."""
+    labels: tuple[str, ...] = ()
+
+    def __new__(cls, text: str, labels: Iterable[str] = ()) -> Shown:
+        obj = super().__new__(cls, text)
+        obj.labels = tuple(labels)
+        return obj
+
+
+def numerals(text: str) -> list[str]:
+    """Every digit-like character: 0-9 and any other decimal, super/subscript or fraction."""
+    return [c for c in text if unicodedata.category(c) in ("Nd", "No")]
+
+
+class NumberBook:
+    def __init__(self, strict: bool = True) -> None:
+        self.strict = strict                        # False only while a clip still composes f-strings
+        self.records: list[dict[str, Any]] = []
+        self._index: dict[tuple[str, str], dict[str, Any]] = {}
+        self.meta: dict[int, dict[str, Any]] = {}   # id(mobject) -> kind, label, text, numbers
+        self.kept: list[Mobject] = []
+        self.step = 0                               # the step being built (set by ClipScene)
+
+    # -- numbers as text
+    def fmt(self, label: str, value: Any, decimals: int = 4) -> Shown:
+        """Record a number and return its drawn text (a slot for text())."""
+        text = style.format_number(value, decimals)
+        return self._record(label, style.manifest_value(value), text)
+
+    def _record(self, label: str, value: Any, text: str) -> Shown:
+        if (label, text) not in self._index:
+            rec = {"label": label, "value": value, "text": text, "step": None}
+            self._index[(label, text)] = rec
+            self.records.append(rec)
+        return Shown(text, [label])
+
+    def index(self, label: str, value: int) -> Shown:
+        """Indices, shapes and coordinates are numbers too."""
+        return self.fmt(label, int(value))
+
+    def coords(self, label: str, values: Iterable[int]) -> Shown:
+        """'[0, 1, 2]' with each coordinate recorded."""
+        parts = [self.index(f"{label}[{i}]", v) for i, v in enumerate(values)]
+        return self.compose("[" + ", ".join("{}" for _ in parts) + "]", *parts)
+
+    def word(self, label: str, value: int) -> Shown:
+        """A count written as a Chinese word ("三"), recorded like any number (0-99)."""
+        n = int(value)
+        if not 0 <= n < 100:
+            return self.index(label, n)
+        tens, ones = divmod(n, 10)
+        text = CJK_DIGITS[n] if n <= 10 else (
+            ("" if tens == 1 else CJK_DIGITS[tens]) + "十" + (CJK_DIGITS[ones] if ones else ""))
+        return self._record(label, n, text)
+
+    def section(self, label: str, section_id: str) -> Shown:
+        """A section id ("4.1", "4.10") drawn as the book writes it; recorded as its string."""
+        return self._record(label, str(section_id), str(section_id))
+
+    def user_text(self, text: str) -> Shown:
+        """A user's own label (a token): drawn as given, digits and all."""
+        return Shown(str(text))
+
+    def compose(self, template: str, *slots: Shown) -> Shown:
+        """Fill a digit-free template's {} slots with texts the book made (no other brace is special)."""
+        typed = numerals(template)
+        if typed and self.strict:
+            raise TypedNumberError(f"{typed} typed in {template!r}: numbers come from the compute "
+                                   "module through the book's slots")
+        for slot in slots:
+            if not isinstance(slot, Shown):
+                raise TypedNumberError(f"slot {slot!r} in {template!r} was not made by the book")
+        pieces = template.split("{}")
+        if len(pieces) != len(slots) + 1:
+            raise TypedNumberError(f"{template!r} has {len(pieces) - 1} slots, given {len(slots)}")
+        text = pieces[0] + "".join(str(s) + p for s, p in zip(slots, pieces[1:]))
+        return Shown(text, [lab for s in slots for lab in s.labels])
+
+    # -- mobjects
+    def register(self, mob: Mobject, kind: str, text: Shown | str, label: str | None = None) -> Mobject:
+        numbers = text.labels if isinstance(text, Shown) else ()
+        self.kept.append(mob)       # kept alive: an id is never reused by another mobject
+        self.meta[id(mob)] = {"kind": kind, "label": label if label is not None else str(text),
+                              "text": str(text), "numbers": list(numbers)}
+        return mob
+
+    def num(self, label: str, value: Any, decimals: int = 4, color: str = style.TEXT,
+            size: float = style.NUMBER_SIZE) -> Mobject:
+        """A number on its own, set from cached glyphs (scenes/kit/glyphs.py)."""
+        text = self.fmt(label, value, decimals)
+        mob = (NumberText(str(text), size=size, color=color) if settable(text)
+               else Text(str(text), font=style.NUMBER_FONT, font_size=size, color=color))
+        return self.register(mob, "number", text, label)
+
+    def text(self, template: str, *slots: Shown, color: str = style.TEXT, size: float = style.BODY_SIZE,
+             font: str = style.FONT, kind: str = "label") -> Mobject:
+        """Plain text (never parsed as markup) from a digit-free template and the book's slots."""
+        shown = template if isinstance(template, Shown) and not slots else self.compose(template, *slots)
+        mob = Text(str(shown), font=font, font_size=size, color=color)
+        return self.register(mob, kind, shown)
+
+    def label(self, text: str, color: str = style.TEXT, size: float = style.BODY_SIZE,
+              font: str = style.FONT) -> Mobject:
+        """Words, or a text the book made (a Shown): the same as text() without slots."""
+        return self.text(text, color=color, size=size, font=font)
+
+    def math(self, tex: str, *slots: Shown, color: str = style.TEXT, size: float = style.BODY_SIZE) -> Mobject:
+        """A formula: digit-free TeX with @ marking each slot the book fills."""
+        typed = numerals(tex)
+        if typed and self.strict:
+            raise TypedNumberError(f"{typed} typed in the formula {tex!r}")
+        if not self.strict and not slots:
+            return self.register(MathTex(tex, color=color, font_size=size), "label", tex)
+        pieces = tex.split("@")
+        if len(pieces) != len(slots) + 1 or not all(isinstance(s, Shown) for s in slots):
+            raise TypedNumberError(f"formula {tex!r} needs {len(pieces) - 1} slots made by the book")
+        filled = pieces[0] + "".join(str(s).replace("\u2212", "-") + p for s, p in zip(slots, pieces[1:]))
+        mob = MathTex(filled, color=color, font_size=size)
+        return self.register(mob, "label", Shown(filled, [lab for s in slots for lab in s.labels]))
+
+    def manifest(self, scene_name: str, inputs: dict) -> dict:
+        return {"scene": scene_name, "inputs": inputs, "numbers": self.records}

@@ -1,0 +1,218 @@
+"""The chapter video: every registered clip with the book's inputs, rendered in
+parallel, then joined in book order behind a title card each, with one .srt and
+the section list as mp4 chapters (and chapter04.chapters.json).
+
+A clip is reused when nothing that shapes its frames changed since its last
+render: its inputs, the quality, the pinned packages, the assets, render.py, and
+every project file its module imports, followed through the imports (a stamp per
+clip in OUT/.stamps). A change in scenes/compute/masking.py re-renders the
+clips that import it, and nothing else.
+"""
+from __future__ import annotations
+
+import ast
+import concurrent.futures as futures
+import hashlib
+import io
+import json
+import os
+import subprocess
+import sys
+import time
+from fractions import Fraction
+from pathlib import Path
+
+import av
+
+from scenes.pipeline.inputs import check, manifest_inputs, raw_inputs
+from scenes.pipeline.registry import Clip, specs
+from scenes.pipeline.runner import srt_text, write_atomic
+
+ROOT = Path(__file__).resolve().parents[2]
+NAME = "chapter04"
+RENDER_MEMORY = 1.5e9     # bytes one 1080p render may need at its peak (bench/README.md)
+
+
+def module_file(name: str) -> Path | None:
+    """The project file of a dotted module name (a package's __init__.py), or None."""
+    base = ROOT.joinpath(*name.split("."))
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.is_file():
+            return path
+    return None
+
+
+def imported(path: Path) -> set[Path]:
+    """The project files `path` imports directly (and each package's __init__ on the way)."""
+    found: set[Path] = set()
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        for name in names:
+            parts = name.split(".")
+            for n in range(1, len(parts) + 1):
+                file = module_file(".".join(parts[:n]))
+                if file:
+                    found.add(file)
+    return found
+
+
+def dependencies(module: str) -> list[Path]:
+    """Every project file reachable from `module` through its imports."""
+    start = module_file(module)
+    seen, todo = set(), [start] if start else []
+    while todo:
+        path = todo.pop()
+        if path not in seen:
+            seen.add(path)
+            todo += sorted(imported(path) - seen)
+    return sorted(seen)
+
+
+def files_hash(paths: list[Path]) -> str:
+    h = hashlib.sha256()
+    for path in paths:
+        h.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
+def shared_files() -> list[Path]:
+    """What shapes every render: the CLI, the pinned packages, the runner and the assets."""
+    assets = sorted(p for p in (ROOT / "assets").rglob("*") if p.is_file() and "gallery" not in p.parts)
+    return [ROOT / "render.py", ROOT / "requirements.txt", ROOT / "scenes/pipeline/runner.py", *assets]
+
+
+def stamp_of(clip: str, quality: str, sections: bool) -> str:
+    from scenes.pipeline.registry import scene
+    inputs = manifest_inputs(check(clip, raw_inputs(clip)))
+    code = files_hash(sorted(set(dependencies(scene(clip).__module__)) | set(shared_files())))
+    text = json.dumps([clip, quality, sections, inputs, code], sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def title_stamp(spec: Clip, quality: str) -> str:
+    code = files_hash(sorted(set(dependencies("scenes.pipeline.title_card")) | set(shared_files())))
+    return hashlib.sha256(json.dumps([spec.section, spec.title, quality, code]).encode()).hexdigest()
+
+
+def fresh(out: Path, key: str, stamp: str, files: list[str]) -> bool:
+    path = out / ".stamps" / f"{key}.txt"
+    return path.exists() and path.read_text() == stamp and all((out / f).exists() for f in files)
+
+
+def tasks_for(out: Path, quality: str, sections: bool) -> list[tuple[str, list[str], str, str]]:
+    """(label, command, stamp key, stamp) for each render that is out of date."""
+    tasks, py = [], [sys.executable, str(ROOT / "render.py")]
+    common = ["--quality", quality, "--out", str(out)]
+    for clip, spec in specs().items():
+        stamp = stamp_of(clip, quality, sections)
+        if not fresh(out, clip, stamp, [f"{clip}.mp4", f"{clip}.srt", f"{clip}.numbers.json"]):
+            tasks.append((clip, py + [clip] + common + (["--sections"] if sections else []), clip, stamp))
+        stamp = title_stamp(spec, quality)
+        if not fresh(out, f"title-{clip}", stamp, [f".titles/{clip}.mp4"]):
+            tasks.append((f"title {clip}", py + ["title-card", clip] + common, f"title-{clip}", stamp))
+    return tasks
+
+
+def job_count() -> int:
+    """As many renders at once as there are cores, and memory for each."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    try:
+        pages = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        by_memory = max(1, int(pages // RENDER_MEMORY))
+    except (ValueError, OSError, AttributeError):
+        by_memory = cores
+    return max(1, min(cores, by_memory))
+
+
+def run_one(cmd: list[str]) -> subprocess.CompletedProcess:
+    """One render in its own process; its output is captured whole (no pipe can fill up)."""
+    return subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+
+
+def run_all(tasks: list, out: Path, jobs: int | None = None) -> None:
+    """Run the renders in parallel with one progress line; the first failure stops the rest."""
+    (out / ".stamps").mkdir(parents=True, exist_ok=True)
+    start, done, shown = time.monotonic(), 0, ""
+    with futures.ThreadPoolExecutor(max_workers=jobs or job_count()) as pool:
+        running = {pool.submit(run_one, cmd): (label, key, stamp) for label, cmd, key, stamp in tasks}
+        for job in futures.as_completed(running):
+            label, key, stamp = running[job]
+            result = job.result()
+            if result.returncode:
+                for other in running:
+                    other.cancel()
+                err = (result.stderr.strip().splitlines() or ["no message"])[-1]
+                raise RuntimeError(f"{label}: {err}")
+            (out / ".stamps" / f"{key}.txt").write_text(stamp)
+            done += 1
+            shown = progress(start, done, len(tasks), shown)
+    if tasks:
+        print(file=sys.stderr)
+
+
+def progress(start: float, done: int, total: int, shown: str) -> str:
+    """One line for the whole chapter: renders done, elapsed, estimate."""
+    elapsed = time.monotonic() - start
+    left = f"~{elapsed / done * (total - done):.0f} s left" if done else "estimating"
+    line = f"[chapter] {done}/{total} renders · {elapsed:.0f} s elapsed · {left}"
+    tty = sys.stderr.isatty()
+    print(("\r" + line + "   ") if tty else line, end="" if tty else "\n", file=sys.stderr, flush=True)
+    return line
+
+
+def duration(path: Path) -> float:
+    with av.open(str(path)) as box:
+        stream = box.streams.video[0]
+        return float(stream.duration * stream.time_base)
+
+
+def join(out: Path, clips: dict[str, Clip]) -> list[Path]:
+    """chapter04.mp4 (remuxed, not re-encoded), chapter04.srt and the section list."""
+    parts, sections, captions, clock = [], [], [], 0.0
+    for clip, spec in clips.items():
+        title, video = out / ".titles" / f"{clip}.mp4", out / f"{clip}.mp4"
+        start = clock
+        clock += duration(title)
+        steps = json.loads((out / f"{clip}.numbers.json").read_text("utf-8"))["steps"]
+        captions += [(clock + s["start"], clock + s["end"], s["caption"]) for s in steps]
+        clock += duration(video)
+        parts += [title, video]
+        sections.append({"clip": clip, "section": spec.section, "title": spec.title,
+                         "start": round(start, 3), "end": round(clock, 3)})
+    tmp = out / f".{NAME}.part.mp4"
+    remux(parts, tmp, sections)
+    os.replace(tmp, out / f"{NAME}.mp4")
+    write_atomic(out / f"{NAME}.srt", srt_text(captions))
+    write_atomic(out / f"{NAME}.chapters.json", json.dumps(sections, ensure_ascii=False, indent=1) + "\n")
+    return [out / f"{NAME}.mp4", out / f"{NAME}.srt", out / f"{NAME}.chapters.json"]
+
+
+def remux(parts: list[Path], target: Path, sections: list[dict]) -> None:
+    listing = "".join(f"file 'file:{p.resolve().as_posix()}'\n" for p in parts).encode()
+    with av.open(io.BytesIO(listing), format="concat", options={"safe": "0"}) as src, \
+            av.open(str(target), "w", format="mp4") as dst:
+        stream = src.streams.video[0]
+        copy = dst.add_stream_from_template(template=stream)
+        ms = Fraction(1, 1000)
+        dst.set_chapters([{"id": n, "start": int(s["start"] * 1000), "end": int(s["end"] * 1000),
+                           "time_base": ms, "metadata": {"title": f"{s['section']} {s['title']}"}}
+                          for n, s in enumerate(sections)])
+        for packet in src.demux(stream):
+            if packet.dts is None:
+                continue
+            packet.dts = None
+            packet.stream = copy
+            dst.mux(packet)
+
+
+def render_chapter(quality: str = "high", out: str | Path = "media", sections: bool = False,
+                   jobs: int | None = None) -> list[Path]:
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    clips = specs()
+    run_all(tasks_for(out, quality, sections), out, jobs)
+    return join(out, clips)

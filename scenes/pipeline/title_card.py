@@ -1,0 +1,35 @@
+"""A short title card for a section, shown before its clip in the chapter video.
+It draws the section id through the NumberBook and writes a manifest like a clip."""
+from __future__ import annotations
+
+from typing import Any
+
+from manim import DOWN, Scene, VGroup
+
+from scenes.kit import style
+from scenes.kit.anim import Appear
+from scenes.kit.layout import snapshot
+from scenes.kit.numbers import NumberBook
+from scenes.pipeline.registry import Clip
+
+CARD_SECONDS = 1.5
+
+
+class TitleCard(Scene):
+    def __init__(self, spec: Clip, **kwargs: Any) -> None:
+        self.spec = spec
+        self.book = NumberBook()
+        self.layout: list[dict[str, Any]] = []
+        super().__init__(**kwargs)
+
+    def construct(self) -> None:
+        self.camera.background_color = style.BACKGROUND
+        book = self.book
+        chapter = book.compose("第 {} 章　从加权平均推导自注意力与因果掩码",
+                               book.index("chapter", style.CHAPTER))
+        head = book.text(chapter, color=style.MUTED, size=style.BODY_SIZE, kind="title")
+        title = book.text("{}  " + self.spec.title, book.section("section", self.spec.section),
+                          size=style.TITLE_SIZE + 14, kind="title")
+        self.play(Appear(VGroup(head, title).arrange(DOWN, buff=0.5)), run_time=0.5)
+        self.wait(CARD_SECONDS)
+        self.layout.append(snapshot(self, book, 1))

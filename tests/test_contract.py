@@ -2,6 +2,9 @@
 legibility contract, and every number drawn equals an independent oracle (PyTorch, or numpy
 written here) at the precision it is drawn with.
 
+For presets, each step's last frame (854x480) is also read back (tests/pixels.py): every
+number's box must show its recorded text.
+
 Each clip's test module (tests/test_<module>.py) provides
     oracle(inputs)     -> {label: value} for every label the clip may draw, from torch/numpy
     legal_inputs(rng)  -> raw options drawn at the limits of the clip's rules
@@ -15,6 +18,7 @@ import pytest
 
 from conftest import build, inputs_for
 from contract import coverage, layout_problems, oracle_problems
+from pixels import number_problems
 from scenes.pipeline.inputs import InputError, check, preset_names, raw_inputs
 from scenes.pipeline.registry import scene, specs
 
@@ -46,6 +50,8 @@ def proven(clip, inputs, frames=False):
     problems += [f"{r['label']} = {r['text']!r} is recorded but never on screen"
                  for r in m["numbers"] if r["step"] is None]
     problems += [f"typed number {t!r}" for t in built.unexplained()]
+    for image, step in zip(built.frames, m["layout"]):   # the pixels show each recorded number
+        problems += number_problems(image, step, m["frame"])
     return built, problems
 
 
@@ -54,7 +60,7 @@ PRESETS = [(clip, None) for clip in specs()] + [(d["clip"], n) for n, d in prese
 
 @pytest.mark.parametrize("clip, preset", PRESETS, ids=[f"{c}-{p or 'default'}" for c, p in PRESETS])
 def test_preset_frames_are_legible_and_every_number_is_proven(clip, preset):
-    _, problems = proven(clip, inputs_for(clip, preset))
+    _, problems = proven(clip, inputs_for(clip, preset), frames=True)
     assert problems == [], "\n".join(problems[:20])
 
 

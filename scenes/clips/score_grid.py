@@ -14,9 +14,9 @@ from scenes.kit import style
 from scenes.kit.base import ClipScene
 from scenes.pipeline.inputs import InputError, integer, matrix, tokens
 from scenes.pipeline.registry import Clip, Option
-from scenes.kit.grids import MatrixGrid, fit
-from scenes.clips.score_grid_parts import (align_columns, axis_names, batches, grouped_bars, legend,
-                                     role_grid, upright_columns)
+from scenes.kit.layout import fit
+from scenes.clips.score_grid_parts import (align_columns, axis_names, batches, grouped_bars,
+                                           labelled_grid, legend, role_grid, upright_columns)
 
 ROLES = (("q", "wq", "Q", "W_Q", style.QUERY), ("k", "wk", "K", "W_K", style.KEY),
          ("v", "wv", "V", "W_V", style.VALUE))
@@ -77,7 +77,6 @@ class ScoreGrid(ClipScene):
             Option('tokens', 'one label per row'),
         ),
     )
-    legacy_text = True   # still composes f-strings: to be moved to book.text templates
     section_scaling, title_scaling = "4.3", "缩放因子来自点积的方差"
 
     def compute(self):
@@ -105,7 +104,7 @@ class ScoreGrid(ClipScene):
                 if getattr(r, a) is not None]
 
     def score_heat(self, name, values, low_high):
-        grid = MatrixGrid(self.book, name, values, style.decimals_for(values), heat="scores",
+        grid = labelled_grid(self.book, name, values, style.decimals_for(values), heat="scores",
                           row_labels=self.q_names, col_labels=self.k_names,
                           row_color=style.QUERY, col_color=style.KEY)
         bar = legend(self.book, f"{name}_legend", *low_high, style.decimals_for(values))
@@ -145,10 +144,9 @@ class ScoreGrid(ClipScene):
     def shape_rule(self):
         """[T, D_in] . [D_in, d_k] -> [T, d_k], then the same with this input's sizes."""
         r, book = self.result, self.book
-        sizes = " · ".join(book.coords(f"rule.{n}", a.shape) for n, a in (("x", r.x), ("wq", r.wq)))
+        sizes = [book.coords(f"rule.{n}", a.shape) for n, a in (("x", r.x), ("wq", r.wq), ("q", r.q))]
         return VGroup(book.math(r"[T, D_{in}] \cdot [D_{in}, d_k] \to [T, d_k]", size=34),
-                      book.label(f"：{sizes} → {book.coords('rule.q', r.q.shape)}",
-                                 size=style.BODY_SIZE)).arrange(RIGHT, buff=0.2)
+                      book.text("：{} · {} → {}", *sizes, size=style.BODY_SIZE)).arrange(RIGHT, buff=0.2)
 
     @staticmethod
     def natural_scale(x, blocks):
@@ -193,7 +191,7 @@ class ScoreGrid(ClipScene):
     def fill_scores(self):
         r, book = self.result, self.book
         square = "[T, T]" if r.scores.shape[0] == r.scores.shape[1] else "[T_q, T_k]"
-        self.step(f"QKᵀ 是 {square}：第 i 行第 j 列 = qᵢ · kⱼ；行是查询，列是键。")
+        self.step("QKᵀ 是 " + square + "：第 i 行第 j 列 = qᵢ · kⱼ；行是查询，列是键。")
         self.clear_stage()
         grid, bar = self.score_heat("scores", r.scores, r.scores_range)
         head = book.math(r"S_{ij} = q_i \cdot k_j = \sum_r q_{i,r}\, k_{j,r}", size=36)
@@ -213,16 +211,17 @@ class ScoreGrid(ClipScene):
         r, book = self.result, self.book
         v = r.variance
         d_k = book.index("d_k", r.d_k)
-        self.step(f"点积方差约为 dₖ，除以 √dₖ 把量级拉回一；本例 dₖ = {d_k}，即一个头的宽度。")
+        self.step("点积方差约为 dₖ，除以 √dₖ 把量级拉回一；本例 dₖ = {}，即一个头的宽度。", d_k)
         self.clear_stage()
-        head = book.fmt("section", float(self.section_scaling), 1)
-        title = book.label(f"{head}  {self.title_scaling}", size=style.TITLE_SIZE)
+        head = book.section("section.scaling", self.section_scaling)
+        title = book.text("{}  " + self.title_scaling, head, size=style.TITLE_SIZE, kind="title")
         self.play(Transform(self.title_mob, title.move_to(self.title_mob)), run_time=0.4)
+        book.meta[id(self.title_mob)] = book.meta[id(title)]
         table = self.variance_table(v, r.own)
-        note = book.label(f"采样 {book.index('variance.samples', v.samples)} 对单位方差 q、k，"
-                          f"种子 {book.index('seed', v.seed)}", size=style.LABEL_SIZE, color=style.MUTED)
+        note = book.text("采样 {} 对单位方差 q、k，种子 {}", book.index("variance.samples", v.samples),
+                         book.index("seed", v.seed), size=style.LABEL_SIZE, color=style.MUTED)
         left = VGroup(table, note).arrange(DOWN, buff=0.3)
-        root = book.math(rf"\sqrt{{d_k}} = \sqrt{{{d_k}}} = {book.fmt('scale', r.scale)}",
+        root = book.math(r"\sqrt{d_k} = \sqrt{@} = @", d_k, book.fmt("scale", r.scale),
                          color=style.TRACK, size=36)
         grid, bar = self.score_heat("scaled", r.scaled, r.scaled_range)
         tag = book.math(r"QK^\top / \sqrt{d_k}", color=style.ACCENT)
@@ -237,10 +236,10 @@ class ScoreGrid(ClipScene):
     def variance_table(self, v, own):
         """d_k | Var(q.k) | Var(q.k / sqrt(d_k)), the clip's own d_k in the tracked colour."""
         book = self.book
-        cols = [MatrixGrid(book, "variance.d_k", [[d] for d in v.d_ks], 0, col_labels=["dₖ"]),
-                MatrixGrid(book, "variance.var", v.var[:, None], 4, col_labels=["Var(q·k)"]),
-                MatrixGrid(book, "variance.var_scaled", v.var_scaled[:, None], 4,
-                           col_labels=["Var(q·k/√dₖ)"])]
+        cols = [labelled_grid(book, "variance.d_k", [[d] for d in v.d_ks], 0, col_labels=["dₖ"]),
+                labelled_grid(book, "variance.var", v.var[:, None], 4, col_labels=["Var(q·k)"]),
+                labelled_grid(book, "variance.var_scaled", v.var_scaled[:, None], 4,
+                              col_labels=["Var(q·k/√dₖ)"])]
         table = VGroup(*cols).arrange(RIGHT, buff=0.1, aligned_edge=DOWN)
         for g in cols:
             g.entry(own, 0).set_color(style.TRACK)
@@ -252,23 +251,23 @@ class ScoreGrid(ClipScene):
     def one_row(self):
         r, book = self.result, self.book
         name = self.q_names[r.query]
-        self.step(f"同一行 softmax：不缩放时分数差距更大，权重更集中（查询 {name}）。")
+        self.step("同一行 softmax：不缩放时分数差距更大，权重更集中（查询 {}）。", name)
         self.clear_stage()
         i = r.query
         rows = [("row.scores", r.scores[i], style.decimals_for(r.scores), "q·k", style.TEXT),
                 ("row.scaled", r.scaled[i], 4, "q·k/√dₖ", style.TEXT),
                 ("weights_raw", r.weights_raw, 4, "softmax(q·k)", style.MUTED),
                 ("weights_scaled", r.weights_scaled, 4, "softmax(q·k/√dₖ)", style.ACCENT)]
-        grids = [MatrixGrid(book, n, vals[None, :], d, row_labels=[lab], row_color=c,
+        grids = [labelled_grid(book, n, vals[None, :], d, row_labels=[lab], row_color=c,
                             col_labels=self.k_names if n == "row.scores" else None,
                             col_color=style.KEY, heat="weights" if n.startswith("weights") else None)
                  for n, vals, d, lab, c in rows]
         table = align_columns(grids, buff=0.12)
         upright_columns(grids[0])
         bars = grouped_bars(grids[0], [r.weights_raw, r.weights_scaled], [style.MUTED, style.ACCENT])
-        query = book.label(f"查询 {name}", color=style.QUERY, size=style.BODY_SIZE)
-        peaks = book.label(f"最大权重：不缩放 {book.fmt('peak_raw', r.peak_raw)}　→　"
-                           f"缩放后 {book.fmt('peak_scaled', r.peak_scaled)}", color=style.TEXT)
+        query = book.text("查询 {}", name, color=style.QUERY, size=style.BODY_SIZE)
+        peaks = book.text("最大权重：不缩放 {}　→　缩放后 {}", book.fmt("peak_raw", r.peak_raw),
+                          book.fmt("peak_scaled", r.peak_scaled), color=style.TEXT)
         chart = VGroup(bars, table)
         fit(VGroup(query, chart, peaks).arrange(DOWN, buff=0.3), 13, 5.8).move_to(UP * 0.05)
         self.play(Appear(query), Appear(grids[0]), Appear(grids[1]))

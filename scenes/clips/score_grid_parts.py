@@ -5,13 +5,27 @@ from manim import DOWN, LEFT, PI, RIGHT, UP, Rectangle, VGroup
 
 from scenes.kit import style
 from scenes.kit.grids import MatrixGrid, heat_color
+from scenes.kit.numbers import NumberBook, Shown
 
 
-def axis_names(book, tokens, prefix, count):
+def axis_names(book: NumberBook, tokens: list[str] | None, prefix: str, count: int) -> list[Shown]:
     """Token labels when given, else q0, q1, ... (indices recorded)."""
     if tokens:
         return [book.user_text(t) for t in tokens]
-    return [f"{prefix}{book.index(f'{prefix}.index', j)}" for j in range(count)]
+    return [book.compose(prefix + "{}", book.index(f"{prefix}.index", j)) for j in range(count)]
+
+
+def labelled_grid(book: NumberBook, name: str, values, decimals: int, row_labels=None, col_labels=None,
+         row_color: str = style.TEXT, col_color: str = style.TEXT, **kw) -> MatrixGrid:
+    """A MatrixGrid whose axis labels keep the book's provenance (labels such as q0 are Shown)."""
+    mob = MatrixGrid(book, name, values, decimals, **kw)
+    for n, text in enumerate(row_labels or []):
+        mob.row_labels.add(book.label(text, color=row_color, size=style.LABEL_SIZE)
+                           .next_to(mob.boxes[n][0], LEFT, buff=0.15))
+    for n, text in enumerate(col_labels or []):
+        mob.col_labels.add(book.label(text, color=col_color, size=style.LABEL_SIZE)
+                           .next_to(mob.boxes[0][n], UP, buff=0.15))
+    return mob
 
 
 def name_tag(book, tex, name, shape, color):
@@ -21,9 +35,9 @@ def name_tag(book, tex, name, shape, color):
     return VGroup(head, dims).arrange(RIGHT, buff=0.15)
 
 
-def role_grid(book, name, values, decimals, color, tex, side=DOWN, **grid):
+def role_grid(book, name, values, decimals, color, tex, side=DOWN, **kw):
     """A grid drawn in its role's colour with 'name [shape]' beside it."""
-    mob = MatrixGrid(book, name, values, decimals, stroke=color, **grid)
+    mob = labelled_grid(book, name, values, decimals, stroke=color, **kw)
     tag = name_tag(book, tex, name, values.shape, color).next_to(mob.box_group, side, buff=0.15)
     group = VGroup(mob, tag)
     group.grid, group.tag = mob, tag

@@ -13,9 +13,12 @@ from scenes.kit import style
 from scenes.kit.base import ClipScene
 from scenes.pipeline.inputs import InputError, flag, integer, matrix, number, tokens
 from scenes.pipeline.registry import Clip, Option
-from scenes.clips.causal_mask_parts import Grid, fill, side_by_side, vector_text
+from scenes.clips.causal_mask_parts import grid, side_by_side, vector_text
+from scenes.kit.layout import fit
 
 NARROW = 4   # K, V and outputs at most this wide are drawn in full
+AREA = (13.0, 5.6)   # width, height the steps fill
+GROW = 1.35          # small grids grow at most this much
 VERDICT = {"same": "不变", "moved": "改变", "nan": "为 NaN"}
 
 
@@ -88,18 +91,18 @@ class CausalMask(ClipScene):
         return self.queries[self.result.track]
 
     def input_grid(self, name, label, values, color, changed=None):
-        grid = Grid(self.book, label, values, style.decimals_for(values), row_labels=self.keys,
-                    row_color=style.KEY, header=name, header_color=color)
-        return grid.frame_row(changed, style.ACCENT) if changed is not None else grid
+        mob = grid(self.book, label, values, style.decimals_for(values), row_labels=self.keys,
+                   row_color=style.KEY, header=name, header_color=color)
+        return mob.frame_row(changed, style.ACCENT) if changed is not None else mob
 
     def mask_and_weights(self, steps, suffix, head):
         """M (0 / −∞) then A with each row's sum: the −∞ route as two grids."""
         book, hidden = self.book, steps.mask != 0
-        m = Grid(book, f"mask{suffix}", steps.mask, 0, row_labels=self.queries, row_color=style.QUERY,
+        m = grid(book, f"mask{suffix}", steps.mask, 0, row_labels=self.queries, row_color=style.QUERY,
                  col_labels=self.keys, col_color=style.KEY, header=head, header_color=style.MASK)
-        a = Grid(book, f"weights{suffix}", steps.weights, hidden=hidden, heat="weights",
+        a = grid(book, f"weights{suffix}", steps.weights, hidden=hidden, heat="weights",
                  col_labels=self.keys, col_color=style.KEY, header="A = softmax(S + M)")
-        sums = Grid(book, [[f"row_sums{suffix}[{i}]"] for i in range(len(steps.row_sums))],
+        sums = grid(book, [[f"row_sums{suffix}[{i}]"] for i in range(len(steps.row_sums))],
                     steps.row_sums[:, None], col_labels=["行和"], col_color=style.ACCENT)
         side_by_side([a, sums], buff=0.15)
         wide = VGroup(m, VGroup(a, sums)).arrange(RIGHT, buff=1.2)
@@ -126,13 +129,13 @@ class CausalMask(ClipScene):
         narrow = max(s.k.shape[1], s.v.shape[1]) <= NARROW   # K and V drawn beside the table
         cols = [("scores", s.scores, "q·k", None), ("scaled", s.scaled, "缩放后", None),
                 ("masked", s.masked, "掩码后", "scores"), ("weights", s.weights, "权重 A", "weights")]
-        table = [Grid(book, [[f"{name}[{t}][{j}]"] for j in range(len(s.k))], vals[t][:, None],
+        table = [grid(book, [[f"{name}[{t}][{j}]"] for j in range(len(s.k))], vals[t][:, None],
                       hidden=hidden[:, None] if name in ("masked", "weights") else None, heat=heat,
                       col_labels=[head], col_color=style.TRACK,
                       row_labels=None if narrow or name != "scores" else self.keys, row_color=style.KEY)
                  for name, vals, head, heat in cols]
         k = self.input_grid("K", "k", s.k, style.KEY) if narrow else VGroup()
-        v = (Grid(book, "v", s.v, style.decimals_for(s.v), header="V", header_color=style.VALUE)
+        v = (grid(book, "v", s.v, style.decimals_for(s.v), header="V", header_color=style.VALUE)
              if narrow else VGroup())
         body = side_by_side([k, *table, v] if narrow else table, buff=0.2)
         query = book.label(f"当前查询 {self.qname()} = {vector_text(book, f'q[{t}]', s.q[t])}",
@@ -141,12 +144,12 @@ class CausalMask(ClipScene):
         seen = f"可见的键 {book.index('visible', s.visible[t])} / {book.index('keys', len(s.k))}"
         total = f"Σ A = {book.fmt(f'row_sums[{t}]', s.row_sums[t])}"
         seen = book.label(f"{scale}    {seen}    {total}", size=style.LABEL_SIZE, color=style.MUTED)
-        out = Grid(book, [[f"output[{t}][{c}]" for c in range(len(s.output[t]))]], s.output[t][None, :],
+        out = grid(book, [[f"output[{t}][{c}]" for c in range(len(s.output[t]))]], s.output[t][None, :],
                    row_labels=[f"z{book.index('query', t)} = Σ Aⱼ vⱼ"], row_color=style.ACCENT)
-        fill(VGroup(query, body, seen, out).arrange(DOWN, buff=0.3)).move_to(DOWN * 0.05)
+        fit(VGroup(query, body, seen, out).arrange(DOWN, buff=0.3), *AREA, most=GROW).move_to(DOWN * 0.05)
         self.play(Appear(query), Appear(k), Appear(v))
-        for grid in table:
-            self.play(Appear(grid), run_time=0.6)
+        for column in table:
+            self.play(Appear(column), run_time=0.6)
         self.play(Appear(seen))
         dim = [v.row(j) for j in range(len(s.k)) if hidden[j]] if narrow else []
         self.play(Appear(out), *[m.animate.set_opacity(0.3) for m in dim])
@@ -166,8 +169,8 @@ class CausalMask(ClipScene):
                 if causal else "掩码关闭：M 全为零")
         group, *_ = self.mask_and_weights(r.steps, "", head)
         formula = self.formula()
-        fill(group, 13.0, 4.4)
-        fill(VGroup(formula, group).arrange(DOWN, buff=0.4), most=1.0).move_to(DOWN * 0.05)
+        fit(group, 13.0, 4.4, most=GROW)
+        fit(VGroup(formula, group).arrange(DOWN, buff=0.4), *AREA).move_to(DOWN * 0.05)
         self.play(Write(formula))
         self.play(Appear(group[0]))
         self.play(Appear(group[1]), Appear(group[2]))
@@ -179,13 +182,13 @@ class CausalMask(ClipScene):
         self.clear_stage()
         hidden = r.steps.mask != 0
         cols = dict(col_labels=self.keys, col_color=style.KEY)
-        probs = Grid(book, "post_probs", post.probs, heat="weights", row_labels=self.queries,
+        probs = grid(book, "post_probs", post.probs, heat="weights", row_labels=self.queries,
                      row_color=style.QUERY, header="P = softmax(S)", **cols)
-        zeroed = Grid(book, "post_zeroed", post.zeroed, hidden=hidden, heat="weights",
+        zeroed = grid(book, "post_zeroed", post.zeroed, hidden=hidden, heat="weights",
                       header="未来置零", header_color=style.MASK, **cols)
-        sums = Grid(book, [[f"post_row_sums[{i}]"] for i in range(len(post.row_sums))],
+        sums = grid(book, [[f"post_row_sums[{i}]"] for i in range(len(post.row_sums))],
                     post.row_sums[:, None], col_labels=["剩余和"], col_color=style.ACCENT)
-        renorm = Grid(book, "post_renormalised", post.renormalised, hidden=hidden, heat="weights",
+        renorm = grid(book, "post_renormalised", post.renormalised, hidden=hidden, heat="weights",
                       row_labels=self.queries, row_color=style.QUERY, header="每行 ÷ 剩余和",
                       header_color=style.VALUE, **cols)
         side_by_side([probs, zeroed], buff=1.0)
@@ -197,7 +200,7 @@ class CausalMask(ClipScene):
                      ).arrange(DOWN, aligned_edge=LEFT, buff=0.2)
         bottom = VGroup(renorm, gap).arrange(RIGHT, buff=0.8)
         top = VGroup(probs, arrow, zeroed, sums)
-        fill(VGroup(top, bottom).arrange(DOWN, buff=0.5, aligned_edge=LEFT)).move_to(DOWN * 0.05)
+        fit(VGroup(top, bottom).arrange(DOWN, buff=0.5, aligned_edge=LEFT), *AREA, most=GROW).move_to(DOWN * 0.05)
         self.play(Appear(probs))
         self.play(Appear(arrow), Appear(zeroed), Appear(sums))
         self.play(Appear(renorm))
@@ -217,8 +220,8 @@ class CausalMask(ClipScene):
         group, m, a, sums = self.mask_and_weights(d0, "_diagonal0", head)
         note = book.label("整行都是 −∞ 时，普通 softmax 得到 NaN：检查每行是否还留有可见的键。",
                           size=style.LABEL_SIZE, color=style.MUTED)
-        fill(group, 13.0, 4.6)
-        fill(VGroup(group, note).arrange(DOWN, buff=0.5), most=1.0).move_to(DOWN * 0.05)
+        fit(group, 13.0, 4.6, most=GROW)
+        fit(VGroup(group, note).arrange(DOWN, buff=0.5), *AREA).move_to(DOWN * 0.05)
         self.play(Appear(m))
         self.play(Appear(group[1]), Appear(a), Appear(sums))
         self.play(Appear(note))
@@ -240,12 +243,12 @@ class CausalMask(ClipScene):
         left = VGroup(side_by_side([k, v], buff=0.4), delta).arrange(DOWN, buff=0.35)
         n = range(len(self.queries))
         same = [[r.verdict_on[i] == "same", r.verdict_off[i] == "same"] for i in n]
-        shifts = Grid(book, [[f"shift_causal[{i}]", f"shift_open[{i}]"] for i in n],
+        shifts = grid(book, [[f"shift_causal[{i}]", f"shift_open[{i}]"] for i in n],
                       [[a, b] for a, b in zip(r.check_on.shift, r.check_off.shift)], hidden=same,
                       hidden_color=style.VALUE, row_labels=self.queries, row_color=style.QUERY,
                       col_labels=["有掩码", "无掩码"], header="各输出的最大变化 max|Δz|")
         shifts.frame_row(t, style.TRACK)
-        z = Grid(book, [[f"{n}[{t}][{c}]" for c in range(r.check_on.before.shape[1])]
+        z = grid(book, [[f"{n}[{t}][{c}]" for c in range(r.check_on.before.shape[1])]
                         for n in ("causal_before", "causal_after", "open_before", "open_after")],
                  [r.check_on.before[t], r.check_on.after[t], r.check_off.before[t], r.check_off.after[t]],
                  row_labels=["有掩码 改前", "有掩码 改后", "无掩码 改前", "无掩码 改后"],
@@ -254,7 +257,7 @@ class CausalMask(ClipScene):
             layout = VGroup(left, VGroup(shifts, z).arrange(DOWN, buff=0.45)).arrange(RIGHT, buff=0.8)
         else:
             layout = VGroup(VGroup(left, shifts).arrange(RIGHT, buff=0.8), z).arrange(DOWN, buff=0.4)
-        fill(layout).move_to(DOWN * 0.05)
+        fit(layout, *AREA, most=GROW).move_to(DOWN * 0.05)
         self.play(Appear(left))
         self.play(Appear(shifts))
         self.play(Appear(z))
@@ -265,11 +268,11 @@ class CausalMask(ClipScene):
         self.step(f"缓存视角：已有 {n_c} 个位置时，新块第一行可看见 {first} 个位置，而不是重新画三角形。")
         self.clear_stage()
         one = book.index("allowed_legend", 1)
-        fresh = Grid(book, "fresh", c.fresh, 0, hidden=c.fresh == 0, heat="weights",
+        fresh = grid(book, "fresh", c.fresh, 0, hidden=c.fresh == 0, heat="weights",
                      row_labels=[book.index("fresh_row", i) for i in range(len(c.fresh))],
                      col_labels=[book.index("fresh_key", j) for j in range(len(c.fresh))],
                      row_color=style.QUERY, col_color=style.KEY, header="无缓存：每行看见对角线及其左边")
-        cached = Grid(book, "cache_allowed", c.allowed, 0, hidden=c.allowed == 0, heat="weights",
+        cached = grid(book, "cache_allowed", c.allowed, 0, hidden=c.allowed == 0, heat="weights",
                       row_labels=[book.index("cache_row", p) for p in c.positions],
                       col_labels=[book.index("cache_key", j) for j in range(c.allowed.shape[1])],
                       row_color=style.QUERY, col_color=style.KEY,
@@ -280,6 +283,6 @@ class CausalMask(ClipScene):
         legend = book.label(f"{one} 表示允许参与注意力；红框为遮住的位置。", size=style.LABEL_SIZE,
                             color=style.MUTED)
         pair = VGroup(fresh, cached).arrange(RIGHT, buff=1.0, aligned_edge=UP)
-        fill(VGroup(pair, legend).arrange(DOWN, buff=0.5)).move_to(DOWN * 0.05)
+        fit(VGroup(pair, legend).arrange(DOWN, buff=0.5), *AREA, most=GROW).move_to(DOWN * 0.05)
         self.play(Appear(fresh))
         self.play(Appear(cached), Appear(legend))

@@ -3,9 +3,11 @@
 Builders draw numbers only through the NumberBook, so every one is recorded.
 """
 import math
+from typing import Any, NamedTuple
 
 import numpy as np
-from manim import DOWN, LEFT, UP, ManimColor, Rectangle, VGroup, interpolate_color
+from manim import (DOWN, LEFT, PI, UP, ManimColor, Rectangle, SurroundingRectangle, VGroup,
+                   interpolate_color)
 
 from scenes.kit import style
 
@@ -20,42 +22,111 @@ def heat_color(value, low=0.0, high=1.0):
     return interpolate_color(ManimColor(style.HEAT_LOW), ManimColor(style.HEAT_HIGH), float(np.clip(t, 0, 1)))
 
 
-class MatrixGrid(VGroup):
-    """A grid of cells (a Rectangle and a Text each), sized to its widest number.
+INF_SCALE = 1.4        # "−∞" is set larger than digits so that it reads as tall as they do
+WIDEN_AT_MOST = 1.5    # fit_col_labels: widen cells up to this much, else turn the labels upright
 
+
+class Look(NamedTuple):
+    fill: Any            # None: no fill
+    opacity: float
+    stroke: str
+    stroke_width: float
+    text: str
+    decimals: int | None  # None: the grid's decimals
+
+
+def cell_look(value, hidden=False, heat=None, low=0.0, high=1.0, stroke=style.GRID_LINE,
+              hidden_color=style.MASK, marks=False) -> Look:
+    """How one cell is drawn. With marks: −∞ a mask-coloured cell, NaN a grey cell in a
+    mask-coloured frame, a hidden exact zero "0" in hidden_color in a frame of that colour.
+    Anything else: the heat scale, or no fill."""
+    if marks and math.isnan(value):
+        return Look(style.NAN_FILL, 1.0, style.MASK, 4, style.TEXT, None)
+    if marks and math.isinf(value):
+        return Look(style.MASK, 0.9, style.MASK, 2, style.TEXT, None)
+    if marks and hidden and value == 0:
+        return Look(None, 0.0, hidden_color, 4, hidden_color, 0)
+    fill = heat_color(value, low, high) if heat else None
+    return Look(fill, 0.9, stroke, 2, style.TEXT, None)
+
+
+class MatrixGrid(VGroup):
+    """A grid of cells (a Rectangle and a number each), sized to its widest number.
+
+    name: "A" (entries recorded as A[i][j]) or a 2-D list of labels, one per cell.
     heat: None (plain), "weights" (0..1 scale) or "scores" (scaled to the finite
     min..max). Labels are strings already made by the NumberBook or plain words.
+
+    Optional, for grids that must not mistake a mask for a number:
+    marks: −∞ cells filled in the mask colour, NaN cells grey in a mask-coloured frame;
+    hidden: 2-D bool, cells drawn as an exact "0" in hidden_color in a frame of that
+    colour (implies marks); header: a label above the grid; cell_w: a fixed cell width;
+    fit_col_labels: cells widen to column labels a little wider than them, and labels
+    much wider (long tokens) are turned upright so that they never run into each other.
     """
 
     def __init__(self, book, name, values, decimals=4, row_labels=None, col_labels=None,
                  heat=None, size=style.NUMBER_SIZE, row_color=style.TEXT, col_color=style.TEXT,
-                 max_width=None, max_height=None, stroke=style.GRID_LINE):
+                 max_width=None, max_height=None, stroke=style.GRID_LINE, *, hidden=None,
+                 hidden_color=style.MASK, marks=False, header=None, header_color=style.TEXT,
+                 cell_w=None, fit_col_labels=False):
         super().__init__()
         values = np.atleast_2d(np.asarray(values, float))
         self.values = values
         self.n_rows, self.n_cols = values.shape
+        labels = ([[f"{name}[{i}][{j}]" for j in range(self.n_cols)] for i in range(self.n_rows)]
+                  if isinstance(name, str) else name)
+        marks = marks or hidden is not None
+        hidden = np.zeros(values.shape, bool) if hidden is None else np.asarray(hidden, bool)
         finite = values[np.isfinite(values)]
         low, high = (0.0, 1.0) if heat == "weights" else (
             (finite.min(), finite.max()) if finite.size else (0.0, 1.0))
-        self.entries = [[book.num(f"{name}[{i}][{j}]", values[i, j], decimals, size=size)
+        looks = [[cell_look(values[i, j], hidden[i, j], heat, low, high, stroke, hidden_color, marks)
+                  for j in range(self.n_cols)] for i in range(self.n_rows)]
+        self.entries = [[book.num(labels[i][j], values[i, j],
+                                  decimals if looks[i][j].decimals is None else looks[i][j].decimals,
+                                  color=looks[i][j].text,
+                                  size=size * INF_SCALE if marks and np.isinf(values[i, j]) else size)
                          for j in range(self.n_cols)] for i in range(self.n_rows)]
         flat = [e for row in self.entries for e in row]
-        width = max(max(e.width for e in flat) + style.CELL_PAD, style.MIN_CELL_W)
+        self.col_labels = VGroup(*[book.label(t if isinstance(t, str) else str(t), color=col_color,
+                                              size=style.LABEL_SIZE) for t in (col_labels or [])])
+        width = cell_w or max(max(e.width for e in flat) + style.CELL_PAD, style.MIN_CELL_W)
+        upright = False
+        if fit_col_labels and len(self.col_labels) and not cell_w:
+            widest = max(m.width for m in self.col_labels) + style.CELL_PAD
+            upright = widest > WIDEN_AT_MOST * width
+            width = width if upright else max(width, widest)
+        self.cell_w = width
         height = max(max(e.height for e in flat) + style.CELL_PAD, style.MIN_CELL_H)
-        self.boxes = [[Rectangle(width=width, height=height, stroke_color=stroke, stroke_width=2)
-                       for _ in range(self.n_cols)] for _ in range(self.n_rows)]
+        self.boxes = [[Rectangle(width=width, height=height, stroke_color=looks[i][j].stroke,
+                                 stroke_width=looks[i][j].stroke_width)
+                       for j in range(self.n_cols)] for i in range(self.n_rows)]
         for i in range(self.n_rows):
             for j in range(self.n_cols):
                 box = self.boxes[i][j].move_to([j * width, -i * height, 0])
-                if heat:
-                    box.set_fill(heat_color(values[i, j], low, high), opacity=0.9)
+                if looks[i][j].fill is not None:
+                    box.set_fill(looks[i][j].fill, opacity=looks[i][j].opacity)
                 self.entries[i][j].move_to(box)
-        self.box_group = VGroup(*[b for row in self.boxes for b in row])
+        # marked frames drawn last, so that the neighbours' grey lines do not cover them
+        order = sorted(((i, j) for i in range(self.n_rows) for j in range(self.n_cols)),
+                       key=lambda ij: looks[ij[0]][ij[1]].stroke_width)
+        self.box_group = VGroup(*[self.boxes[i][j] for i, j in order])
         self.entry_group = VGroup(*flat)
         self.add(self.box_group, self.entry_group)
         self.row_labels = self._labels(book, row_labels, row_color, LEFT)
-        self.col_labels = self._labels(book, col_labels, col_color, UP)
+        for j, mob in enumerate(self.col_labels):
+            if upright:
+                mob.rotate(PI / 2)
+                mob.next_to(self.boxes[0][j], UP, buff=0.12)
+            else:
+                mob.next_to(self.boxes[0][j], UP, buff=0.15 if not fit_col_labels else 0.12)
         self.add(self.row_labels, self.col_labels)
+        self.header = None
+        if header:
+            self.header = book.label(header, color=header_color, size=style.LABEL_SIZE)
+            self.header.next_to(VGroup(self.box_group, self.col_labels), UP, buff=0.15)
+            self.add(self.header)
         if max_width and self.width > max_width:
             self.scale_to_fit_width(max_width)
         if max_height and self.height > max_height:
@@ -64,7 +135,7 @@ class MatrixGrid(VGroup):
     def _labels(self, book, labels, color, side):
         group = VGroup()
         for n, text in enumerate(labels or []):
-            mob = book.label(str(text), color=color, size=style.LABEL_SIZE)
+            mob = book.label(text if isinstance(text, str) else str(text), color=color, size=style.LABEL_SIZE)
             anchor = self.boxes[n][0] if side is LEFT else self.boxes[0][n]
             mob.next_to(anchor, side, buff=0.15)
             group.add(mob)
@@ -84,6 +155,11 @@ class MatrixGrid(VGroup):
 
     def col(self, j):
         return VGroup(*[self.cell(i, j) for i in range(self.n_rows)])
+
+    def frame_row(self, i, color, width=5):
+        """Outline row i (a tracked query, a changed key), leaving its cells' own frames."""
+        self.add(SurroundingRectangle(VGroup(*self.boxes[i]), color=color, buff=0.06, stroke_width=width))
+        return self
 
 
 def shape_tag(book, name, shape, color=style.MUTED):

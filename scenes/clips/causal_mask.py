@@ -64,7 +64,6 @@ class CausalMask(ClipScene):
             Option('cache-view', 'cached positions drawn in the cache view when --cached is 0'),
         ),
     )
-    legacy_text = True   # still composes f-strings: to be moved to book.text templates
 
     def compute(self):
         i = self.inputs
@@ -72,8 +71,9 @@ class CausalMask(ClipScene):
                                   i["diagonal"], i["cached"], i["delta"], i["cache_view"])
         book, tokens = self.book, i["tokens"]
         self.keys = ([book.user_text(t) for t in tokens] if tokens
-                     else [f"k{book.index('key', j)}" for j in range(len(r.steps.k))])
-        self.queries = [book.user_text(tokens[p]) if tokens and r.aligned else f"q{book.index('query', n)}"
+                     else [book.compose("k{}", book.index(f"key[{j}]", j)) for j in range(len(r.steps.k))])
+        self.queries = [book.user_text(tokens[p]) if tokens and r.aligned
+                        else book.compose("q{}", book.index(f"query[{n}]", n))
                         for n, p in enumerate(r.positions)]
         return r
 
@@ -89,6 +89,10 @@ class CausalMask(ClipScene):
     # -- helpers
     def qname(self):
         return self.queries[self.result.track]
+
+    def qindex(self):
+        t = self.result.track
+        return self.book.index(f"query[{t}]", t)
 
     def input_grid(self, name, label, values, color, changed=None):
         mob = grid(self.book, label, values, style.decimals_for(values), row_labels=self.keys,
@@ -124,7 +128,7 @@ class CausalMask(ClipScene):
     # -- steps
     def five_steps(self):
         book, s, t = self.book, self.result.steps, self.result.track
-        self.step(f"让查询 {self.qname()} 走完注意力的五步：点积、缩放、掩码、softmax，再加权求和。")
+        self.step("让查询 {} 走完注意力的五步：点积、缩放、掩码、softmax，再加权求和。", self.qname())
         hidden = s.mask[t] != 0
         narrow = max(s.k.shape[1], s.v.shape[1]) <= NARROW   # K and V drawn beside the table
         cols = [("scores", s.scores, "q·k", None), ("scaled", s.scaled, "缩放后", None),
@@ -138,14 +142,16 @@ class CausalMask(ClipScene):
         v = (grid(book, "v", s.v, style.decimals_for(s.v), header="V", header_color=style.VALUE)
              if narrow else VGroup())
         body = side_by_side([k, *table, v] if narrow else table, buff=0.2)
-        query = book.label(f"当前查询 {self.qname()} = {vector_text(book, f'q[{t}]', s.q[t])}",
-                           color=style.QUERY)
-        scale = f"÷ √dₖ = ÷ {book.fmt('scale', s.scale)}" if self.inputs["scale"] else "未缩放"
-        seen = f"可见的键 {book.index('visible', s.visible[t])} / {book.index('keys', len(s.k))}"
-        total = f"Σ A = {book.fmt(f'row_sums[{t}]', s.row_sums[t])}"
-        seen = book.label(f"{scale}    {seen}    {total}", size=style.LABEL_SIZE, color=style.MUTED)
+        query = book.text("当前查询 {} = {}", self.qname(), vector_text(book, f"q[{t}]", s.q[t]),
+                          color=style.QUERY)
+        scale = (book.compose("÷ √dₖ = ÷ {}", book.fmt("scale", s.scale)) if self.inputs["scale"]
+                 else book.compose("未缩放"))
+        seen = book.compose("可见的键 {} / {}", book.index(f"visible[{t}]", s.visible[t]),
+                            book.index("keys", len(s.k)))
+        total = book.compose("Σ A = {}", book.fmt(f"row_sums[{t}]", s.row_sums[t]))
+        seen = book.text("{}    {}    {}", scale, seen, total, size=style.LABEL_SIZE, color=style.MUTED)
         out = grid(book, [[f"output[{t}][{c}]" for c in range(len(s.output[t]))]], s.output[t][None, :],
-                   row_labels=[f"z{book.index('query', t)} = Σ Aⱼ vⱼ"], row_color=style.ACCENT)
+                   row_labels=[book.compose("z{} = Σ Aⱼ vⱼ", self.qindex())], row_color=style.ACCENT)
         fit(VGroup(query, body, seen, out).arrange(DOWN, buff=0.3), *AREA, most=GROW).move_to(DOWN * 0.05)
         self.play(Appear(query), Appear(k), Appear(v))
         for column in table:
@@ -161,11 +167,11 @@ class CausalMask(ClipScene):
             self.step("因果掩码已关闭：M 全为零，每个查询看见全部的键，每行和为一。")
         elif len(r.nan_rows):
             row = book.index("nan_row", r.nan_rows[0])
-            self.step(f"加性掩码 M 在 softmax 前相加；对角线也被遮住，第 {row} 行全为 −∞，得到 NaN。")
+            self.step("加性掩码 M 在 softmax 前相加；对角线也被遮住，第 {} 行全为 −∞，得到 NaN。", row)
         else:
             self.step("加性掩码 M：未来位置为 −∞，在 softmax 前相加；被遮住的权重恰为零，每行和为一。")
         self.clear_stage()
-        head = (f"M：triu(diagonal={book.index('diagonal', self.inputs['diagonal'])}) 标出的位置为 −∞"
+        head = (book.compose("M：triu(diagonal={}) 标出的位置为 −∞", book.index("diagonal", self.inputs["diagonal"]))
                 if causal else "掩码关闭：M 全为零")
         group, *_ = self.mask_and_weights(r.steps, "", head)
         formula = self.formula()
@@ -196,7 +202,7 @@ class CausalMask(ClipScene):
         arrow = book.label("→", size=style.TITLE_SIZE, color=style.MUTED)
         arrow.move_to(VGroup(probs.box_group, zeroed.box_group))
         gap = VGroup(book.label("与 −∞ 路线的 A 相同", color=style.VALUE),
-                     book.label(f"最大差：{book.fmt('route_gap', r.route_gap)}", color=style.ACCENT)
+                     book.text("最大差：{}", book.fmt("route_gap", r.route_gap), color=style.ACCENT)
                      ).arrange(DOWN, aligned_edge=LEFT, buff=0.2)
         bottom = VGroup(renorm, gap).arrange(RIGHT, buff=0.8)
         top = VGroup(probs, arrow, zeroed, sums)
@@ -211,12 +217,12 @@ class CausalMask(ClipScene):
         d0 = r.diagonal_masked
         diag = book.index("diagonal_masked", 0)
         if len(r.diagonal_nan_rows):
-            row = book.index("nan_row", r.diagonal_nan_rows[0])
-            self.step(f"把对角线也遮住（diagonal={diag}）：第 {row} 行没有可见的键，softmax 得到 NaN。")
+            row = book.index("diagonal_nan_row", r.diagonal_nan_rows[0])
+            self.step("把对角线也遮住（diagonal={}）：第 {} 行没有可见的键，softmax 得到 NaN。", diag, row)
         else:
-            self.step(f"把对角线也遮住（diagonal={diag}）：有缓存时每行仍有可见的键，不出现 NaN。")
+            self.step("把对角线也遮住（diagonal={}）：有缓存时每行仍有可见的键，不出现 NaN。", diag)
         self.clear_stage()
-        head = f"M：triu(diagonal={diag})，对角线也为 −∞"
+        head = book.compose("M：triu(diagonal={})，对角线也为 −∞", diag)
         group, m, a, sums = self.mask_and_weights(d0, "_diagonal0", head)
         note = book.label("整行都是 −∞ 时，普通 softmax 得到 NaN：检查每行是否还留有可见的键。",
                           size=style.LABEL_SIZE, color=style.MUTED)
@@ -229,17 +235,19 @@ class CausalMask(ClipScene):
     def causality_check(self):
         r, book, t = self.result, self.book, self.result.track
         on, off = VERDICT[r.verdict_on[t]], VERDICT[r.verdict_off[t]]
-        self.step(f"因果性检查：只改 K、V 的最后一行；{self.qname()} 本就看得见这一行，有无掩码输出都改变。"
-                  if on == off == VERDICT["moved"] else
-                  f"因果性检查：只改 K、V 的最后一行；{self.qname()} 的输出有掩码时{on}，无掩码时{off}。")
+        if on == off == VERDICT["moved"]:
+            self.step("因果性检查：只改 K、V 的最后一行；{} 本就看得见这一行，有无掩码输出都改变。", self.qname())
+        else:
+            self.step("因果性检查：只改 K、V 的最后一行；{} 的输出有掩码时" + on + "，无掩码时" + off + "。",
+                      self.qname())
         self.clear_stage()
         row = r.changed_row
         k = self.input_grid("K′", "k_changed", r.check_on.k_changed, style.KEY, row)
         v = self.input_grid("V′", "v_changed", r.check_on.v_changed, style.VALUE, row)
         v.remove(v.row_labels)
-        delta = book.label(f"只改第 {book.index('changed_row', row)} 行：K、V 各加 "
-                           f"{book.fmt('delta', r.delta, style.decimals_for([r.delta]))}",
-                           size=style.LABEL_SIZE, color=style.ACCENT)
+        delta = book.text("只改第 {} 行：K、V 各加 {}", book.index("changed_row", row),
+                          book.fmt("delta", r.delta, style.decimals_for([r.delta])),
+                          size=style.LABEL_SIZE, color=style.ACCENT)
         left = VGroup(side_by_side([k, v], buff=0.4), delta).arrange(DOWN, buff=0.35)
         n = range(len(self.queries))
         same = [[r.verdict_on[i] == "same", r.verdict_off[i] == "same"] for i in n]
@@ -252,7 +260,7 @@ class CausalMask(ClipScene):
                         for n in ("causal_before", "causal_after", "open_before", "open_after")],
                  [r.check_on.before[t], r.check_on.after[t], r.check_off.before[t], r.check_off.after[t]],
                  row_labels=["有掩码 改前", "有掩码 改后", "无掩码 改前", "无掩码 改后"],
-                 header=f"跟踪的输出 z{book.index('query', t)}", header_color=style.TRACK)
+                 header=book.compose("跟踪的输出 z{}", self.qindex()), header_color=style.TRACK)
         if len(r.check_on.before[t]) <= NARROW:
             layout = VGroup(left, VGroup(shifts, z).arrange(DOWN, buff=0.45)).arrange(RIGHT, buff=0.8)
         else:
@@ -265,22 +273,22 @@ class CausalMask(ClipScene):
     def cache_view(self):
         book, c = self.book, self.result.cache
         n_c, first = book.index("cached", c.cached), book.index("cache_visible[0]", c.visible[0])
-        self.step(f"缓存视角：已有 {n_c} 个位置时，新块第一行可看见 {first} 个位置，而不是重新画三角形。")
+        self.step("缓存视角：已有 {} 个位置时，新块第一行可看见 {} 个位置，而不是重新画三角形。", n_c, first)
         self.clear_stage()
         one = book.index("allowed_legend", 1)
         fresh = grid(book, "fresh", c.fresh, 0, hidden=c.fresh == 0, heat="weights",
-                     row_labels=[book.index("fresh_row", i) for i in range(len(c.fresh))],
-                     col_labels=[book.index("fresh_key", j) for j in range(len(c.fresh))],
+                     row_labels=[book.index(f"fresh_row[{i}]", i) for i in range(len(c.fresh))],
+                     col_labels=[book.index(f"fresh_key[{j}]", j) for j in range(len(c.fresh))],
                      row_color=style.QUERY, col_color=style.KEY, header="无缓存：每行看见对角线及其左边")
         cached = grid(book, "cache_allowed", c.allowed, 0, hidden=c.allowed == 0, heat="weights",
-                      row_labels=[book.index("cache_row", p) for p in c.positions],
-                      col_labels=[book.index("cache_key", j) for j in range(c.allowed.shape[1])],
+                      row_labels=[book.index(f"cache_row[{n}]", p) for n, p in enumerate(c.positions)],
+                      col_labels=[book.index(f"cache_key[{j}]", j) for j in range(c.allowed.shape[1])],
                       row_color=style.QUERY, col_color=style.KEY,
-                      header=f"已缓存 {n_c} 个位置：新块第一行看见 {first} 个")
+                      header=book.compose("已缓存 {} 个位置：新块第一行看见 {} 个", n_c, first))
         for j in range(c.cached):
             cached.col_labels[j].set_color(style.MUTED)
         cached.frame_row(0, style.TRACK)
-        legend = book.label(f"{one} 表示允许参与注意力；红框为遮住的位置。", size=style.LABEL_SIZE,
+        legend = book.text("{} 表示允许参与注意力；红框为遮住的位置。", one, size=style.LABEL_SIZE,
                             color=style.MUTED)
         pair = VGroup(fresh, cached).arrange(RIGHT, buff=1.0, aligned_edge=UP)
         fit(VGroup(pair, legend).arrange(DOWN, buff=0.5), *AREA, most=GROW).move_to(DOWN * 0.05)

@@ -23,4 +23,5 @@ def side_by_side(grids, buff=0.3):
 
 def vector_text(book, name, values, decimals=4):
     """'(a, b)' with each component recorded as name[c]."""
-    return "(" + ", ".join(book.fmt(f"{name}[{c}]", v, decimals) for c, v in enumerate(values)) + ")"
+    parts = [book.fmt(f"{name}[{c}]", v, decimals) for c, v in enumerate(values)]
+    return book.compose("(" + ", ".join("{}" for _ in parts) + ")", *parts)

@@ -16,12 +16,18 @@ from scenes.clips import dropout_parts as parts
 from scenes.kit.base import ClipScene
 from scenes.pipeline.inputs import InputError, integer, number, vector
 from scenes.pipeline.registry import Clip, Option
-from scenes.clips.dropout_parts import DECIMALS, Table, bits, text
-from scenes.kit.grids import fit
+from scenes.clips.dropout_parts import DECIMALS, RowTable, bits, text
+from scenes.kit.layout import content_height, content_width, fit, frame
 
 PAGE = 8              # masks per page of the enumeration (64 masks for six weights: 8 pages)
 FIRST_SAMPLES = 8     # sampled masks listed one by one
 TOP_Y = 2.75          # the mode line, under the title
+LEFT_X, RIGHT_X = -0.3, 0.2   # sampling step: panel centres, as shares of the content width
+
+
+def right_edge() -> float:
+    """The content area's right edge: half the frame's width less the margin."""
+    return frame()["width"] / 2 - style.FRAME_MARGIN
 
 
 def rules(raw: dict) -> dict:
@@ -125,13 +131,14 @@ class Dropout(ClipScene):
         r = self.result
         t = self.row_table = self.build_row_table()
         h = self.history = self.history_table()
-        zoom = min(12.6 / (t.width + h.width + 1.2), 4.8 / max(t.height, h.height), 1.3)
+        zoom = min((content_width() - 0.9) / (t.width + h.width + 1.2),
+                   (content_height() - 1.15) / max(t.height, h.height), 1.3)
         both = VGroup(t.scale(zoom), h.scale(zoom)).arrange(RIGHT, buff=1.2, aligned_edge=UP)
         both.move_to([0, -0.2, 0])
         self.row_bars = VGroup(*parts.value_bars(self.book, "weights_bar", r.weights,
                                                  2.4 / float(r.weights.max()), DECIMALS, 1.35,
                                                  self.positions())[::2])
-        room = [t.col(1).get_right()[0] + 0.8, 6.6]     # right of the columns shown so far
+        room = [t.col(1).get_right()[0] + 0.8, right_edge() - 0.15]     # right of the columns shown so far
         fit(self.row_bars, room[1] - room[0], 4.0).align_to(t, DOWN)
         self.row_bars.set_x(min(h.get_x(), room[1] - self.row_bars.width / 2))
         top = VGroup(both, self.row_bars).get_top()[1]
@@ -146,7 +153,7 @@ class Dropout(ClipScene):
                      None, None])
         self.mask_cells = [self.mask_column(k) for k in range(len(r.masks))]
         widths = parts.column_widths([rows] + [c for c in self.mask_cells], 4)
-        table = Table(rows, widths, row_h=0.56)
+        table = RowTable(rows, widths, row_h=0.56)
         for cells in self.mask_cells:
             for i, row in enumerate(cells, 1):
                 for c, mob in enumerate(row):
@@ -194,7 +201,7 @@ class Dropout(ClipScene):
         rows += [[bits(self.book, f"chosen[{k}].mask", m, ignored=r.mode == "eval"),
                   self.num(f"chosen[{k}].sum", r.sums[k], style.ACCENT),
                   self.num(f"chosen[{k}].prob", r.probs[k])] for k, m in enumerate(r.masks)]
-        return Table(rows, row_h=0.56)
+        return RowTable(rows, row_h=0.56)
 
     # -- step 3
     def every_mask(self):
@@ -213,11 +220,11 @@ class Dropout(ClipScene):
         head = [self.word("掩码"), self.word("P(m)"), *[self.word(s) for s in self.positions()],
                 self.word("行和")]
         rows = [head, *pages[0], *summary]
-        table = Table(rows, parts.column_widths([rows, *pages], n_cols), row_h=0.44,
+        table = RowTable(rows, parts.column_widths([rows, *pages], n_cols), row_h=0.44,
                       col_gap=0.35 if n_cols < 8 else 0.22)
         note = self.word(f"共 {count} 个掩码" + (" · 分页显示" if len(pages) > 1 else ""),
                          style.ACCENT)
-        parts.fill(VGroup(table, note).arrange(UP, buff=0.25), 13, 5.6).move_to([0, 0.1, 0])
+        fit(VGroup(table, note).arrange(UP, buff=0.25), content_width() - 0.5, content_height() - 0.35, 1.3).move_to([0, 0.1, 0])
         top = len(rows) - len(summary)
         self.play(Appear(note), Appear(table.row(0)), Create(table.rule(1)))
         shown = VGroup(*[table.row(i) for i in range(1, 1 + len(pages[0]))])
@@ -258,7 +265,8 @@ class Dropout(ClipScene):
         self.clear_stage()
         seed = self.word(f"seed = {book.index('seed', self.inputs['seed'])} · 前几次采样", style.MUTED)
         left = VGroup(seed, self.sample_table()).arrange(DOWN, buff=0.3)
-        parts.fill(left, 4.8, 5.0, 1.15).move_to([-4.1, -0.3, 0])
+        fit(left, content_width() / 2 - 2, content_height() - 0.95, 1.15)
+        left.move_to([LEFT_X * content_width(), -0.3, 0])
         (rects, nums), count, rest = self.running_mean_panel()
         self.play(Appear(self.mode_line()), Appear(left))
         self.play(Appear(rects), Appear(nums), Appear(count), Appear(rest))
@@ -274,11 +282,11 @@ class Dropout(ClipScene):
         """Bars of the running mean after the first checkpoint, the targets, the counter."""
         r = self.result
         self.unit = 3.0 / max(float(r.checkpoint_means.max()), float(r.weights.max()))
-        self.spacing = min(1.3, 7.0 / len(r.weights))
+        self.spacing = min(1.3, content_width() / 2 / len(r.weights))
         shown, targets, base = self.bars_at(0)
         count = self.counter(0)
         legend = self.word("虚线：原权重 a", style.TRACK)
-        VGroup(count, legend).arrange(RIGHT, buff=0.5).move_to([2.75, 1.75, 0])
+        VGroup(count, legend).arrange(RIGHT, buff=0.5).move_to([RIGHT_X * content_width(), 1.75, 0])
         return shown, count, VGroup(base, targets, legend)
 
     def counter(self, j):
@@ -291,7 +299,7 @@ class Dropout(ClipScene):
         group, targets, base = parts.value_bars(
             self.book, f"running_mean@{r.checkpoints[j]}", r.checkpoint_means[j], self.unit,
             parts.MEAN_DECIMALS, self.spacing, self.positions() if j == 0 else (), targets=r.weights)
-        shift = [2.75, -2.1, 0] - base[0].get_center()
+        shift = [RIGHT_X * content_width(), -2.1, 0] - base[0].get_center()
         rects, nums = VGroup(*[g[0] for g in group]), VGroup(*[g[1] for g in group])
         return (rects.shift(shift), nums.shift(shift)), targets.shift(shift), base.shift(shift)
 
@@ -301,7 +309,7 @@ class Dropout(ClipScene):
         rows += [[self.num(f"sample[{k}]", k, style.MUTED, 0), bits(self.book, f"sample[{k}].mask", m),
                   self.num(f"sample[{k}].sum", r.sample_sums[k], style.ACCENT)]
                  for k, m in enumerate(s.masks[:FIRST_SAMPLES])]
-        table = Table(rows, row_h=0.52)
+        table = RowTable(rows, row_h=0.52)
         return VGroup(table, table.rule(1))
 
     # -- step 5
@@ -316,7 +324,8 @@ class Dropout(ClipScene):
                          f"保留或丢弃都仍为 {self.zero}", style.TRACK, style.BODY_SIZE)
         note = self.word("nn.Dropout 服从 model.eval()；要检查 softmax 的行和，应在 dropout 之前检查",
                          style.MUTED)
-        parts.fill(VGroup(table, rule, note).arrange(DOWN, buff=0.45), 13, 5.2).move_to([0, -0.35, 0])
+        fit(VGroup(table, rule, note).arrange(DOWN, buff=0.45), content_width() - 0.5,
+            content_height() - 0.75, 1.3).move_to([0, -0.35, 0])
         body = range(1, table.n_rows)
         self.play(Appear(self.mode_line()), Appear(table.row(0)), Create(table.rule(1)),
                   Appear(table.col(0, body)), Appear(table.col(1, body)), Create(table.rule(table.n_rows - 1)))
@@ -346,4 +355,4 @@ class Dropout(ClipScene):
         if r.train_row is not None:
             last.append(self.num("train.sum", r.train_sum, style.ACCENT))
         rows.append(last + [self.num("eval.sum", r.eval_sum, style.ACCENT)])
-        return Table(rows, row_h=0.56)
+        return RowTable(rows, row_h=0.56)

@@ -34,7 +34,7 @@ def text(book, words, color=style.TEXT, size=style.BODY_SIZE):
     return book.label(words, color=color, size=size)
 
 
-class Table(VGroup):
+class RowTable(VGroup):
     """Cells in aligned columns, one row height; `put` places a later cell in a slot.
 
     rows: lists of Mobjects (None leaves a slot empty). `widths` may be given when
@@ -136,7 +136,3 @@ def value_bars(book, label, values, unit, decimals, spacing, names=(), targets=N
                     .next_to([i * spacing, 0, 0], DOWN, buff=0.15) for i, n in enumerate(names)])
     return group, marks, VGroup(base, feet)
 
-
-def fill(mob, width, height, most=1.3):
-    """Scale a group to fit width x height, growing it at most `most` times (legible at 480p)."""
-    return mob.scale(min(width / mob.width, height / mob.height, most))

@@ -79,7 +79,6 @@ class Dropout(ClipScene):
             Option('seed', 'sampling seed'),
         ),
     )
-    legacy_text = True   # still composes f-strings: to be moved to book.text templates
 
     def compute(self):
         i = self.inputs
@@ -100,8 +99,9 @@ class Dropout(ClipScene):
     def num(self, label, value, color=style.TEXT, decimals=DECIMALS):
         return self.book.num(label, value, decimals, color=color)
 
-    def word(self, words, color=style.MUTED, size=style.LABEL_SIZE):
-        return text(self.book, words, color, size)
+    def word(self, template, *slots, color=style.MUTED, size=style.LABEL_SIZE):
+        """Words from a digit-free template; numbers only through the book's slots."""
+        return text(self.book, template, *slots, color=color, size=size)
 
     def positions(self):
         return [self.book.index(f"position[{i}]", i) for i in range(len(self.result.weights))]
@@ -114,13 +114,13 @@ class Dropout(ClipScene):
         return style.VALUE if keep or self.result.mode == "eval" else style.MASK
 
     def scaled_header(self):
-        return self.word(f"m·a/({self.one}−p)")
+        return self.word("m·a/({}−p)", self.one)
 
     # -- step 1
     def show_row(self):
         r = self.result
         total = self.book.fmt("weight_sum", r.weight_sum, DECIMALS)
-        self.step(f"softmax 之后的一行权重：dropout 之前，行和为 {total}。")
+        self.step("softmax 之后的一行权重：dropout 之前，行和为 {}。", total)
         t, header = self.layout_row()
         self.play(Appear(header), Appear(t.col(0)), Appear(t.col(1)), Create(t.rule(1, 0, 1)),
                   Create(t.rule(t.n_rows - 1, 0, 1)))
@@ -149,7 +149,7 @@ class Dropout(ClipScene):
         rows = [[self.word("位置"), self.word("原权重 a"), self.word("掩码 m"), self.scaled_header()]]
         rows += [[self.num(f"position[{i}]", i, style.MUTED, 0), self.num(f"weights[{i}]", w), None, None]
                  for i, w in enumerate(r.weights)]
-        rows.append([self.word("Σ", style.ACCENT), self.num("weight_sum", r.weight_sum, style.ACCENT),
+        rows.append([self.word("Σ", color=style.ACCENT), self.num("weight_sum", r.weight_sum, style.ACCENT),
                      None, None])
         self.mask_cells = [self.mask_column(k) for k in range(len(r.masks))]
         widths = parts.column_widths([rows] + [c for c in self.mask_cells], 4)
@@ -177,11 +177,11 @@ class Dropout(ClipScene):
     def one_mask_at_a_time(self):
         r, book = self.result, self.book
         if r.mode == "eval":
-            self.step(f"评估模式有效 p = {book.fmt('p_eff', r.p_eff, 0)}：不丢弃任何项，"
-                      "所选掩码不起作用，行保持原样。")
+            self.step("评估模式有效 p = {}：不丢弃任何项，所选掩码不起作用，行保持原样。",
+                      book.fmt("p_eff", r.p_eff, 0))
         else:
-            self.step(f"保留项乘以 {self.one}/({self.one}−p)，丢弃项为 {self.zero}："
-                      f"单次结果的行和可以大于、小于或等于 {self.one}。")
+            self.step("保留项乘以 {}/({}−p)，丢弃项为 {}：单次结果的行和可以大于、小于或等于 {}。",
+                      self.one, self.one, self.zero, self.one)
         t, history = self.row_table, self.history
         self.play(Vanish(self.row_bars), Appear(t.cells[0][2]), Appear(t.cells[0][3]),
                   Create(t.rule(1, 2, 3)), Create(t.rule(t.n_rows - 1, 2, 3)),
@@ -209,10 +209,11 @@ class Dropout(ClipScene):
         count = book.index("mask_count", len(r.table.masks))
         total = book.fmt("expected_sum", r.table.expected_sum, DECIMALS)
         if r.mode == "eval":
-            self.step(f"有效 p = {book.fmt('p_eff', r.p_eff, 0)}：全部 {count} 个掩码中只有全保留的"
-                      f"概率为 {book.fmt('table[0].prob', r.table.probs[0], DECIMALS)}，行和期望为 {total}。")
+            self.step("有效 p = {}：全部 {} 个掩码中只有全保留的概率为 {}，行和期望为 {}。",
+                      book.fmt("p_eff", r.p_eff, 0), count,
+                      book.fmt("table[0].prob", r.table.probs[0], DECIMALS), total)
         else:
-            self.step(f"全部 {count} 个掩码按概率加权：每项的期望等于原权重，行和的期望为 {total}。")
+            self.step("全部 {} 个掩码按概率加权：每项的期望等于原权重，行和的期望为 {}。", count, total)
         self.clear_stage()
         pages = self.mask_pages()
         summary = self.summary_rows()
@@ -222,8 +223,8 @@ class Dropout(ClipScene):
         rows = [head, *pages[0], *summary]
         table = RowTable(rows, parts.column_widths([rows, *pages], n_cols), row_h=0.44,
                       col_gap=0.35 if n_cols < 8 else 0.22)
-        note = self.word(f"共 {count} 个掩码" + (" · 分页显示" if len(pages) > 1 else ""),
-                         style.ACCENT)
+        note = self.word("共 {} 个掩码" + (" · 分页显示" if len(pages) > 1 else ""), count,
+                         color=style.ACCENT)
         fit(VGroup(table, note).arrange(UP, buff=0.25), content_width() - 0.5, content_height() - 0.35, 1.3).move_to([0, 0.1, 0])
         top = len(rows) - len(summary)
         self.play(Appear(note), Appear(table.row(0)), Create(table.rule(1)))
@@ -253,9 +254,9 @@ class Dropout(ClipScene):
         r, t = self.result, self.result.table
         mean = [self.num(f"mean_row[{i}]", v, style.TRACK) for i, v in enumerate(t.mean_row)]
         orig = [self.num(f"weights[{i}]", v) for i, v in enumerate(r.weights)]
-        return [[self.word("期望 Σ P·行", style.TRACK), self.num("prob_total", r.prob_total, style.TRACK),
+        return [[self.word("期望 Σ P·行", color=style.TRACK), self.num("prob_total", r.prob_total, style.TRACK),
                  *mean, self.num("expected_sum", t.expected_sum, style.TRACK)],
-                [self.word("原权重 a", style.TEXT), None, *orig, self.num("weight_sum", r.weight_sum)]]
+                [self.word("原权重 a", color=style.TEXT), None, *orig, self.num("weight_sum", r.weight_sum)]]
 
     # -- step 4
     def sampling(self):
@@ -263,7 +264,7 @@ class Dropout(ClipScene):
         self.step("评估模式不丢弃：每次“采样”都全部保留，逐项平均就是原权重。" if r.mode == "eval"
                   else "按 nn.Dropout 的语义随机抽取掩码：采样越多，逐项平均越接近原权重。")
         self.clear_stage()
-        seed = self.word(f"seed = {book.index('seed', self.inputs['seed'])} · 前几次采样", style.MUTED)
+        seed = self.word("seed = {} · 前几次采样", book.index("seed", self.inputs["seed"]))
         left = VGroup(seed, self.sample_table()).arrange(DOWN, buff=0.3)
         fit(left, content_width() / 2 - 2, content_height() - 0.95, 1.15)
         left.move_to([LEFT_X * content_width(), -0.3, 0])
@@ -285,13 +286,13 @@ class Dropout(ClipScene):
         self.spacing = min(1.3, content_width() / 2 / len(r.weights))
         shown, targets, base = self.bars_at(0)
         count = self.counter(0)
-        legend = self.word("虚线：原权重 a", style.TRACK)
+        legend = self.word("虚线：原权重 a", color=style.TRACK)
         VGroup(count, legend).arrange(RIGHT, buff=0.5).move_to([RIGHT_X * content_width(), 1.75, 0])
         return shown, count, VGroup(base, targets, legend)
 
     def counter(self, j):
         c = self.book.index(f"checkpoint[{j}]", self.result.checkpoints[j])
-        return self.word(f"已采样 {c} 次：逐项平均", style.TEXT, style.BODY_SIZE)
+        return self.word("已采样 {} 次：逐项平均", c, color=style.TEXT, size=style.BODY_SIZE)
 
     def bars_at(self, j):
         """(bars, their numbers), targets, base: placed in the right half."""
@@ -316,14 +317,13 @@ class Dropout(ClipScene):
     def eval_mode(self):
         r, book = self.result, self.book
         p_eff = book.fmt("eval.p_eff", r.eval_p, 0)
-        self.step(f"评估模式关闭 dropout：有效 p = {p_eff}，权重保持原样；"
-                  f"原先为 {self.zero} 的权重仍为 {self.zero}。")
+        self.step("评估模式关闭 dropout：有效 p = {}，权重保持原样；原先为 {} 的权重仍为 {}。",
+                  p_eff, self.zero, self.zero)
         self.clear_stage()
         table = self.eval_table(p_eff)
-        rule = self.word(f"原权重为 {self.zero}：m × {self.zero} / ({self.one}−p) = {self.zero}，"
-                         f"保留或丢弃都仍为 {self.zero}", style.TRACK, style.BODY_SIZE)
-        note = self.word("nn.Dropout 服从 model.eval()；要检查 softmax 的行和，应在 dropout 之前检查",
-                         style.MUTED)
+        rule = self.word("原权重为 {}：m × {} / ({}−p) = {}，保留或丢弃都仍为 {}", self.zero, self.zero,
+                         self.one, self.zero, self.zero, color=style.TRACK, size=style.BODY_SIZE)
+        note = self.word("nn.Dropout 服从 model.eval()；要检查 softmax 的行和，应在 dropout 之前检查")
         fit(VGroup(table, rule, note).arrange(DOWN, buff=0.45), content_width() - 0.5,
             content_height() - 0.75, 1.3).move_to([0, -0.35, 0])
         body = range(1, table.n_rows)
@@ -340,10 +340,10 @@ class Dropout(ClipScene):
         head = [self.word("位置"), self.word("原权重 a")]
         if r.train_row is not None:
             p = book.fmt("p", r.p, parts.short([r.p]))
-            head.append(VGroup(self.word(f"训练 p = {p} · 掩码"),
+            head.append(VGroup(self.word("训练 p = {} · 掩码", p),
                                bits(book, "chosen[0].mask", r.masks[0], style.LABEL_SIZE))
                         .arrange(RIGHT, buff=0.15))
-        head.append(self.word(f"评估 · 有效 p = {p_eff}", style.ACCENT))
+        head.append(self.word("评估 · 有效 p = {}", p_eff, color=style.ACCENT))
         rows = [head]
         for i, w in enumerate(r.weights):
             row = [self.num(f"position[{i}]", i, style.MUTED, 0), self.num(f"weights[{i}]", w)]
@@ -351,7 +351,7 @@ class Dropout(ClipScene):
                 v = r.train_row[i]
                 row.append(self.num(f"train.row[{i}]", v, style.VALUE if r.masks[0][i] else style.MASK))
             rows.append(row + [self.num(f"eval.row[{i}]", r.eval_row[i], style.ACCENT)])
-        last = [self.word("Σ", style.ACCENT), self.num("weight_sum", r.weight_sum)]
+        last = [self.word("Σ", color=style.ACCENT), self.num("weight_sum", r.weight_sum)]
         if r.train_row is not None:
             last.append(self.num("train.sum", r.train_sum, style.ACCENT))
         rows.append(last + [self.num("eval.sum", r.eval_sum, style.ACCENT)])

@@ -30,8 +30,9 @@ def bits(book, label, mask, size=style.NUMBER_SIZE, ignored=False):
     return VGroup(*digits)
 
 
-def text(book, words, color=style.TEXT, size=style.BODY_SIZE):
-    return book.label(words, color=color, size=size)
+def text(book, template, *slots, color=style.TEXT, size=style.BODY_SIZE):
+    """Words from a digit-free template whose {} slots the book filled."""
+    return book.text(template, *slots, color=color, size=size)
 
 
 class RowTable(VGroup):
@@ -107,12 +108,10 @@ def column_widths(tables, n_cols):
 def mode_line(book, r, one):
     """Train: p and the scale 1/(1-p); eval: the configured p is ignored, effective p = 0."""
     if r.mode == "eval":
-        words = (f"评估模式 · 配置的 p = {book.fmt('p', r.p, short([r.p]))} 被忽略 · "
-                 f"有效 p = {book.fmt('p_eff', r.p_eff, 0)}")
-        return text(book, words, color=style.ACCENT, size=style.LABEL_SIZE)
-    words = (f"训练模式 · p = {book.fmt('p', r.p, short([r.p]))} · 保留项 × {one}/({one}−p) = "
-             f"{book.fmt('scale', r.scale, short([r.scale]))}")
-    return text(book, words, color=style.ACCENT, size=style.LABEL_SIZE)
+        return text(book, "评估模式 · 配置的 p = {} 被忽略 · 有效 p = {}", book.fmt("p", r.p, short([r.p])),
+                    book.fmt("p_eff", r.p_eff, 0), color=style.ACCENT, size=style.LABEL_SIZE)
+    return text(book, "训练模式 · p = {} · 保留项 × {}/({}−p) = {}", book.fmt("p", r.p, short([r.p])), one, one,
+                book.fmt("scale", r.scale, short([r.scale])), color=style.ACCENT, size=style.LABEL_SIZE)
 
 
 def value_bars(book, label, values, unit, decimals, spacing, names=(), targets=None, width=0.6):

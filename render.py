@@ -16,8 +16,18 @@ import click
 
 from scenes.pipeline.inputs import InputError, check, preset_names, raw_inputs
 from scenes.pipeline.registry import Clip, specs
+from scenes.kit.style import PACES
 
 QUALITY_NAMES = ["tiny", "low", "medium", "high", "4k"]   # as scenes/pipeline/runner.py QUALITIES
+
+
+def voice_options() -> list[Callable]:
+    return [
+        click.option("--pace", type=click.Choice(list(PACES)), default="normal", show_default=True,
+                     help="how long each step holds for reading (animations keep their speed)"),
+        click.option("--voice", default=None,
+                     help="espeak (a draft voice, offline) or DIR with DIR/NAME/01.wav, 02.m4a, ... one per step"),
+    ]
 
 
 def common(f: Callable) -> Callable:
@@ -31,7 +41,7 @@ def common(f: Callable) -> Callable:
         click.option("--dry-run", is_flag=True, help="no frames, no video: write only the manifest"),
         click.option("--step", type=int, default=None, help="stop after this step (for stills)"),
         click.option("--sections", is_flag=True, help="also one mp4 per step plus an index JSON"),
-    ]):
+    ] + voice_options()):
         f = opt(f)
     return f
 
@@ -41,13 +51,13 @@ def clip_command(spec: Clip) -> click.Command:
     name = spec.name
 
     def run(preset: str | None, quality: str, fmt: str, out: str, dry_run: bool, step: int | None,
-            sections: bool, **given: Any) -> None:
+            sections: bool, pace: str, voice: str | None, **given: Any) -> None:
         try:
             raw = raw_inputs(name, preset, {k: v for k, v in given.items() if v not in (None, False)})
             inputs = check(name, raw)
         except InputError as err:
             fail(err, 2)
-        render(name, inputs, quality, fmt, out, dry_run, step, sections)
+        render(name, inputs, quality, fmt, out, dry_run, step, sections, pace, voice)
 
     run.__doc__ = spec.summary
     for opt in reversed(spec.options):
@@ -60,10 +70,11 @@ def clip_command(spec: Clip) -> click.Command:
 
 
 def render(name: str, inputs: dict, quality: str, fmt: str, out: str, dry_run: bool,
-           step: int | None = None, sections: bool = False) -> None:
+           step: int | None = None, sections: bool = False, pace: str = "normal",
+           voice: str | None = None) -> None:
     from scenes.pipeline.runner import render_clip
     try:
-        for path in render_clip(name, inputs, quality, fmt, out, dry_run, step, sections):
+        for path in render_clip(name, inputs, quality, fmt, out, dry_run, step, sections, pace, voice):
             click.echo(str(path))
     except InputError as err:      # found only while rendering: a --step past the last step
         fail(err, 2)
@@ -90,17 +101,26 @@ def list_clips() -> None:
             click.echo(f"  --preset {preset:26s}{data['title']}")
 
 
+def with_voice(f: Callable) -> Callable:
+    for opt in reversed(voice_options()):
+        f = opt(f)
+    return f
+
+
 @cli.command("chapter")
+@with_voice
 @click.option("--quality", type=click.Choice(QUALITY_NAMES), default="high",
               show_default=True, help="480p15, 720p30, 1080p60, 2160p60 (tiny: 144p5, for tests)")
 @click.option("--out", default="media", show_default=True, help="output folder")
 @click.option("--sections", is_flag=True, help="also one mp4 per step of each clip")
-def chapter(quality: str, out: str, sections: bool) -> None:
+def chapter(quality: str, out: str, sections: bool, pace: str, voice: str | None) -> None:
     """Every clip with the book's inputs, joined in book order into chapter04.mp4."""
     from scenes.pipeline.chapter import render_chapter
     try:
-        for path in render_chapter(quality, out, sections):
+        for path in render_chapter(quality, out, sections, pace=pace, voice=voice):
             click.echo(str(path))
+    except InputError as err:
+        fail(err, 2)
     except Exception as err:
         fail(f"chapter render failed: {err}", 1)
 

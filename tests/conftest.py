@@ -66,7 +66,7 @@ def text_classes():
             Paragraph: "text", Code: "code_string"}
 
 
-def build(clip, inputs=None, frames=False, **given):
+def build(clip, inputs=None, frames=False, pace="normal", **given):
     """Construct `clip` under Manim with animations skipped, recording the string given to
     every text-drawing class (positional or keyword). frames=True keeps each step's last
     frame (854x480) as scene.frames."""
@@ -97,7 +97,7 @@ def build(clip, inputs=None, frames=False, **given):
         for cls, arg in text_classes().items():
             cls.__init__ = spy(cls, arg)
         with tempconfig(settings):
-            scene = scene_class(clip)(inputs=inputs, skip_animations=True)
+            scene = scene_class(clip)(inputs=inputs, skip_animations=True, pace=pace)
             scene.capture_frames = frames
             scene.render()
             from scenes.kit.layout import frame

@@ -26,13 +26,17 @@ class ClipScene(Scene):
     capture_frames = False   # tests set it: keep each step's last frame in self.frames
 
     def __init__(self, inputs: dict | None = None, stop_after_step: int | None = None,
+                 pace: str = "normal", recordings: dict[int, tuple[str, float]] | None = None,
                  **kwargs: Any) -> None:
+        """recordings: step number -> (audio file, seconds); each step lasts at least its recording."""
         # Plain `manim scenes/clips/x.py X` gets the clip's declared defaults.
         if inputs is None:
             from scenes.pipeline.inputs import raw_inputs
             inputs = self.spec.rules(raw_inputs(self.spec.name))
         self.inputs = inputs
         self.stop_after_step = stop_after_step
+        self.pace = pace
+        self.recordings = recordings or {}
         super().__init__(**kwargs)
         # No frames wanted until the end (dry run, still): jump to each animation's end state.
         self.fast = self.renderer.skip_animations or config.format in ("png", "none")
@@ -43,6 +47,7 @@ class ClipScene(Scene):
         self.captions: list[list[Any]] = []   # [start, end, text] per step, in seconds
         self.layout: list[dict[str, Any]] = []  # what is on screen at the end of each step
         self.frames: list[Any] = []
+        self.narration: dict[int, str] = {}      # step -> what the lecturer says (script.md, voice)
         self._caption = None
         self.result = self.compute()
         self.show_title()
@@ -76,12 +81,30 @@ class ClipScene(Scene):
             new = self._caption
         self._caption = new
         self.captions.append([self.renderer.time, None, str(text)])
+        if self.book.step in self.recordings and not self.fast:
+            self.add_sound(self.recordings[self.book.step][0])
+
+    def narrate(self, template: str, *slots: Shown) -> None:
+        """What the lecturer says in this step (two to four sentences carrying the book's
+        explanation); its numbers come from the book like every drawn one."""
+        text = self.book.compose(template, *slots)
+        self.book.spoken.update(text.labels)
+        n = len(self.captions)
+        self.narration[n] = (self.narration.get(n, "") + str(text)).strip()
 
     def _close_step(self) -> None:
+        """End the current step: record its layout, then hold it long enough to be read
+        (and heard: its recording, if any), never less than the lecturer's pause."""
         if self.captions and self.captions[-1][1] is None:
-            self.wait(style.STEP_PAUSE)
+            n = len(self.captions)
+            self.layout.append(snapshot(self, self.book, n))
+            start, _, caption = self.captions[-1]
+            new = sum(1 for r in self.book.records if r["step"] == n)
+            needed = style.reading_seconds(caption, new, self.pace)
+            if n in self.recordings:
+                needed = max(needed, self.recordings[n][1] + style.VOICE_TAIL)
+            self.wait(max(style.STEP_PAUSE, needed - (self.renderer.time - start)))
             self.captions[-1][1] = self.renderer.time
-            self.layout.append(snapshot(self, self.book, len(self.captions)))
             if self.capture_frames:        # tests: the frame a still of this step would show
                 self.renderer.update_frame(self, ignore_skipping=True)
                 self.frames.append(self.renderer.get_frame().copy())

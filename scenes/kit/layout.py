@@ -48,8 +48,10 @@ def visible(mob: Mobject) -> bool:
     parts = mob.family_members_with_points()
     if not parts:
         return False
-    return max(float(np.max(p.fill_rgbas[:, 3], initial=0)) for p in parts) > 0.05 or \
-        max(float(np.max(p.stroke_rgbas[:, 3], initial=0)) * (p.stroke_width > 0) for p in parts) > 0.05
+    fill = max(float(np.max(np.asarray(p.fill_rgbas)[:, 3], initial=0)) for p in parts)
+    stroke = max(float(np.max(np.asarray(p.stroke_rgbas)[:, 3], initial=0))
+                 * (float(getattr(p, "stroke_width", 0) or 0) > 0) for p in parts)
+    return max(fill, stroke) > 0.05
 
 
 def box(mob: Mobject) -> list[float]:

@@ -46,6 +46,7 @@ class NumberBook:
         self._index: dict[tuple[str, str], dict[str, Any]] = {}
         self.meta: dict[int, dict[str, Any]] = {}   # id(mobject) -> kind, label, text, numbers
         self.kept: list[Mobject] = []
+        self.spoken: set[str] = set()               # labels said in the narration
         self.step = 0                               # the step being built (set by ClipScene)
 
     # -- numbers as text
@@ -146,4 +147,7 @@ class NumberBook:
         return self.register(mob, "label", Shown(filled, [lab for s in slots for lab in s.labels]))
 
     def manifest(self, scene_name: str, inputs: dict) -> dict:
+        for rec in self.records:      # said in the narration, never drawn
+            if rec["step"] is None and rec["label"] in self.spoken:
+                rec["spoken"] = True
         return {"scene": scene_name, "inputs": inputs, "numbers": self.records}

@@ -35,6 +35,18 @@ CELL_PAD = 0.18              # room around a number inside its cell
 MIN_CELL_W, MIN_CELL_H = 0.75, 0.52   # small numbers still get a readable cell
 
 STEP_PAUSE = 1.0             # the lecturer's pause at the end of each step (s)
+
+# Pacing: a step lasts at least as long as a viewer needs to read it (README, "Pacing"):
+#   READ_BASE + CJK characters / CJK_PER_SECOND + other characters / LATIN_PER_SECOND
+#   + PER_NUMBER for each number the step brings on screen (at most NUMBERS_CAP),
+# times the pace factor. Animations keep their speed; only the hold at the end grows.
+READ_BASE = 1.0
+CJK_PER_SECOND = 5.0
+LATIN_PER_SECOND = 15.0
+PER_NUMBER = 0.3
+NUMBERS_CAP = 8.0
+PACES = {"slow": 1.5, "normal": 1.0, "fast": 0.7}
+VOICE_TAIL = 0.4             # silence after a step's recording before the next step (s)
 RUN_TIME = 0.8               # default animation length (s)
 
 
@@ -83,3 +95,11 @@ def decimals_for(values, choices=(0, 1, 2, 4)):
         if np.all(np.abs(arr - np.round(arr, d)) < 1e-9):
             return d
     return choices[-1]
+
+
+def reading_seconds(caption, new_numbers, pace="normal"):
+    """How long a viewer needs for a step: its caption and the numbers it introduces."""
+    cjk = sum(1 for c in caption if "\u3000" <= c <= "\u9fff" or "\uff00" <= c <= "\uffef")
+    other = len(caption.replace(" ", "")) - cjk
+    base = READ_BASE + cjk / CJK_PER_SECOND + other / LATIN_PER_SECOND
+    return (base + min(new_numbers * PER_NUMBER, NUMBERS_CAP)) * PACES[pace]

@@ -13,23 +13,18 @@ from __future__ import annotations
 import ast
 import concurrent.futures as futures
 import hashlib
-import io
 import json
 import os
 import subprocess
 import sys
 import time
-from fractions import Fraction
 from pathlib import Path
 
-import av
-
-from scenes.pipeline.inputs import check, manifest_inputs, raw_inputs
+from scenes.pipeline.inputs import InputError, check, manifest_inputs, raw_inputs
+from scenes.pipeline.join import duration, join  # noqa: F401  (duration: used by the tests)
 from scenes.pipeline.registry import Clip, specs
-from scenes.pipeline.runner import srt_text, write_atomic
 
 ROOT = Path(__file__).resolve().parents[2]
-NAME = "chapter04"
 RENDER_MEMORY = 1.5e9     # bytes one 1080p render may need at its peak (bench/README.md)
 
 
@@ -85,11 +80,23 @@ def shared_files() -> list[Path]:
     return [ROOT / "render.py", ROOT / "requirements.txt", ROOT / "scenes/pipeline/runner.py", *assets]
 
 
-def stamp_of(clip: str, quality: str, sections: bool) -> str:
+def voice_hash(clip: str, voice: str | None) -> str:
+    """A voice folder's recordings for this clip (names and bytes), or the voice's name."""
+    if not voice or voice == "espeak":
+        return voice or ""
+    folder = Path(voice) / clip
+    files = sorted(p for p in folder.glob("*") if p.is_file()) if folder.is_dir() else []
+    h = hashlib.sha256()
+    for path in files:
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
+def stamp_of(clip: str, quality: str, sections: bool, pace: str = "normal", voice: str | None = None) -> str:
     from scenes.pipeline.registry import scene
     inputs = manifest_inputs(check(clip, raw_inputs(clip)))
     code = files_hash(sorted(set(dependencies(scene(clip).__module__)) | set(shared_files())))
-    text = json.dumps([clip, quality, sections, inputs, code], sort_keys=True)
+    text = json.dumps([clip, quality, sections, inputs, code, pace, voice_hash(clip, voice)], sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -103,14 +110,17 @@ def fresh(out: Path, key: str, stamp: str, files: list[str]) -> bool:
     return path.exists() and path.read_text() == stamp and all((out / f).exists() for f in files)
 
 
-def tasks_for(out: Path, quality: str, sections: bool) -> list[tuple[str, list[str], str, str]]:
+def tasks_for(out: Path, quality: str, sections: bool, pace: str = "normal",
+              voice: str | None = None) -> list[tuple[str, list[str], str, str]]:
     """(label, command, stamp key, stamp) for each render that is out of date."""
     tasks, py = [], [sys.executable, str(ROOT / "render.py")]
     common = ["--quality", quality, "--out", str(out)]
+    spoken = ["--pace", pace] + (["--voice", voice] if voice else [])
     for clip, spec in specs().items():
-        stamp = stamp_of(clip, quality, sections)
+        stamp = stamp_of(clip, quality, sections, pace, voice)
         if not fresh(out, clip, stamp, [f"{clip}.mp4", f"{clip}.srt", f"{clip}.numbers.json"]):
-            tasks.append((clip, py + [clip] + common + (["--sections"] if sections else []), clip, stamp))
+            tasks.append((clip, py + [clip] + common + spoken + (["--sections"] if sections else []),
+                          clip, stamp))
         stamp = title_stamp(spec, quality)
         if not fresh(out, f"title-{clip}", stamp, [f".titles/{clip}.mp4"]):
             tasks.append((f"title {clip}", py + ["title-card", clip] + common, f"title-{clip}", stamp))
@@ -146,6 +156,8 @@ def run_all(tasks: list, out: Path, jobs: int | None = None) -> None:
                 for other in running:
                     other.cancel()
                 err = (result.stderr.strip().splitlines() or ["no message"])[-1]
+                if result.returncode == 2:      # the clip refused its input (a missing recording)
+                    raise InputError("voice", label, err.removeprefix("Error: "))
                 raise RuntimeError(f"{label}: {err}")
             (out / ".stamps" / f"{key}.txt").write_text(stamp)
             done += 1
@@ -164,55 +176,13 @@ def progress(start: float, done: int, total: int, shown: str) -> str:
     return line
 
 
-def duration(path: Path) -> float:
-    with av.open(str(path)) as box:
-        stream = box.streams.video[0]
-        return float(stream.duration * stream.time_base)
-
-
-def join(out: Path, clips: dict[str, Clip]) -> list[Path]:
-    """chapter04.mp4 (remuxed, not re-encoded), chapter04.srt and the section list."""
-    parts, sections, captions, clock = [], [], [], 0.0
-    for clip, spec in clips.items():
-        title, video = out / ".titles" / f"{clip}.mp4", out / f"{clip}.mp4"
-        start = clock
-        clock += duration(title)
-        steps = json.loads((out / f"{clip}.numbers.json").read_text("utf-8"))["steps"]
-        captions += [(clock + s["start"], clock + s["end"], s["caption"]) for s in steps]
-        clock += duration(video)
-        parts += [title, video]
-        sections.append({"clip": clip, "section": spec.section, "title": spec.title,
-                         "start": round(start, 3), "end": round(clock, 3)})
-    tmp = out / f".{NAME}.part.mp4"
-    remux(parts, tmp, sections)
-    os.replace(tmp, out / f"{NAME}.mp4")
-    write_atomic(out / f"{NAME}.srt", srt_text(captions))
-    write_atomic(out / f"{NAME}.chapters.json", json.dumps(sections, ensure_ascii=False, indent=1) + "\n")
-    return [out / f"{NAME}.mp4", out / f"{NAME}.srt", out / f"{NAME}.chapters.json"]
-
-
-def remux(parts: list[Path], target: Path, sections: list[dict]) -> None:
-    listing = "".join(f"file 'file:{p.resolve().as_posix()}'\n" for p in parts).encode()
-    with av.open(io.BytesIO(listing), format="concat", options={"safe": "0"}) as src, \
-            av.open(str(target), "w", format="mp4") as dst:
-        stream = src.streams.video[0]
-        copy = dst.add_stream_from_template(template=stream)
-        ms = Fraction(1, 1000)
-        dst.set_chapters([{"id": n, "start": int(s["start"] * 1000), "end": int(s["end"] * 1000),
-                           "time_base": ms, "metadata": {"title": f"{s['section']} {s['title']}"}}
-                          for n, s in enumerate(sections)])
-        for packet in src.demux(stream):
-            if packet.dts is None:
-                continue
-            packet.dts = None
-            packet.stream = copy
-            dst.mux(packet)
-
-
 def render_chapter(quality: str = "high", out: str | Path = "media", sections: bool = False,
-                   jobs: int | None = None) -> list[Path]:
+                   jobs: int | None = None, pace: str = "normal", voice: str | None = None) -> list[Path]:
     out = Path(out)
+    if voice and voice != "espeak" and not Path(voice).is_dir():
+        raise InputError("voice", voice, "is neither 'espeak' nor a folder of recordings")
+    voice = voice if voice in (None, "espeak") else str(Path(voice).resolve())
     out.mkdir(parents=True, exist_ok=True)
     clips = specs()
-    run_all(tasks_for(out, quality, sections), out, jobs)
+    run_all(tasks_for(out, quality, sections, pace, voice), out, jobs)
     return join(out, clips)

@@ -7,12 +7,14 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from manim import config, tempconfig
 
 from scenes.kit.layout import frame
 from scenes.pipeline.inputs import InputError, manifest_inputs
 from scenes.pipeline.registry import scene as scene_class
+from scenes.pipeline.voice import from_folder, script_markdown, spoken
 
 TEX_CACHE = Path(__file__).resolve().parents[2] / ".cache" / "tex"
 # x264 veryfast at CRF 20: flat colours and text stay crisp (CRF 20 is near visually lossless
@@ -72,19 +74,49 @@ def produced(work: Path, name: str, ext: str) -> Path:
     return found[-1]
 
 
+def plan(clip: str, inputs: dict, pace: str, work: Path) -> Any:
+    """The clip built without frames: its steps, captions and narration (for a voice)."""
+    with checked_config(manim_settings(work, clip, "tiny", "png", dry_run=True)):
+        scene = scene_class(clip)(inputs=inputs, pace=pace, skip_animations=True)
+        scene.render()
+    return scene
+
+
+def recordings_for(clip: str, inputs: dict, pace: str, voice: str | None, work: Path,
+                   lang: str = "zh") -> dict[int, tuple[str, float]]:
+    """Step -> (audio file, seconds) for --voice espeak or --voice DIR; {} without a voice."""
+    if not voice:
+        return {}
+    planned = plan(clip, inputs, pace, work / "plan")
+    if voice == "espeak":
+        texts = {n: planned.narration.get(n) or cap for n, (_, _, cap) in enumerate(planned.captions, 1)}
+        return spoken(texts, work / "voice", lang)
+    return from_folder(Path(voice), clip, len(planned.captions))
+
+
 def render_clip(clip: str, inputs: dict, quality: str = "high", fmt: str = "mp4", out: str | Path = "media",
-                dry_run: bool = False, step: int | None = None, sections: bool = False) -> list[Path]:
+                dry_run: bool = False, step: int | None = None, sections: bool = False,
+                pace: str = "normal", voice: str | None = None) -> list[Path]:
     """Render `clip` with checked `inputs`; return the paths written.
 
-    A --step past the clip's last step is bad input (InputError), and nothing is written."""
+    A --step past the clip's last step, or a missing recording, is bad input (InputError),
+    and nothing is written."""
     scene_cls = scene_class(clip)
     out = Path(out)
     created = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".render-{clip}-", dir=out))
     try:
+        try:
+            recordings = recordings_for(clip, inputs, pace, None if dry_run else voice, work)
+        except InputError:
+            shutil.rmtree(work, ignore_errors=True)
+            if created:
+                shutil.rmtree(out, ignore_errors=True)
+            raise
         with checked_config(manim_settings(work, clip, quality, fmt, dry_run, sections)):
-            scene = scene_cls(inputs=inputs, stop_after_step=step, skip_animations=dry_run)
+            scene = scene_cls(inputs=inputs, stop_after_step=step, skip_animations=dry_run, pace=pace,
+                              recordings=recordings)
             scene.render()
             shape = frame()
         if step is not None and step > len(scene.captions):
@@ -101,11 +133,15 @@ def render_clip(clip: str, inputs: dict, quality: str = "high", fmt: str = "mp4"
             if sections and fmt != "png":
                 written += move_sections(work, out, clip)
         manifest = scene.book.manifest(clip, manifest_inputs(inputs))
-        manifest["steps"] = [{"caption": t, "start": a, "end": b} for a, b, t in scene.captions]
+        manifest["steps"] = [{"caption": t, "start": a, "end": b, "narration": scene.narration.get(n, "")}
+                             for n, (a, b, t) in enumerate(scene.captions, 1)]
         manifest["frame"] = shape
         manifest["layout"] = scene.layout
         write_atomic(out / f"{clip}.numbers.json", json.dumps(manifest, ensure_ascii=False, indent=1) + "\n")
         written.append(out / f"{clip}.numbers.json")
+        spec = scene_cls.spec
+        write_atomic(out / f"{clip}.script.md", script_markdown(f"{spec.section} {spec.title}", manifest["steps"]))
+        written.append(out / f"{clip}.script.md")
         if not dry_run:
             write_atomic(out / f"{clip}.srt", srt_text(scene.captions))
             written.append(out / f"{clip}.srt")

@@ -2,9 +2,9 @@
 It draws the section id through the NumberBook and writes a manifest like a clip."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
-from manim import DOWN, Scene, VGroup
+from manim import DOWN, Camera, Group, ManimColor, Scene
 
 from scenes.kit import style
 from scenes.kit.anim import Appear
@@ -23,13 +23,13 @@ class TitleCard(Scene):
         super().__init__(**kwargs)
 
     def construct(self) -> None:
-        self.camera.background_color = style.BACKGROUND
+        cast(Camera, self.camera).background_color = ManimColor(style.BACKGROUND)
         book = self.book
         chapter = book.compose("第 {} 章　从加权平均推导自注意力与因果掩码",
                                book.index("chapter", style.CHAPTER))
         head = book.text(chapter, color=style.MUTED, size=style.BODY_SIZE, kind="title")
         title = book.text("{}  " + self.spec.title, book.section("section", self.spec.section),
                           size=style.TITLE_SIZE + 14, kind="title")
-        self.play(Appear(VGroup(head, title).arrange(DOWN, buff=0.5)), run_time=0.5)
+        self.play(Appear(Group(head, title).arrange(DOWN, buff=0.5)), run_time=0.5)
         self.wait(CARD_SECONDS)
         self.layout.append(snapshot(self, book, 1))

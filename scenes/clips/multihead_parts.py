@@ -6,8 +6,9 @@ import numpy as np
 from manim import (DOWN, LEFT, RIGHT, UP, DashedVMobject, Rectangle, ReplacementTransform, RoundedRectangle,
                    SurroundingRectangle, VGroup)
 
-from scenes.kit.anim import Appear, Vanish
 from scenes.kit import style
+from scenes.kit.anim import Appear, Vanish
+from scenes.kit.layout import content_center, content_width, fit
 
 ID_SIZE = 22                 # an id such as e95, in the number font
 CELL_W, CELL_H = 0.6, 0.44   # one cell at scale 1: "e95" plus room
@@ -15,7 +16,7 @@ GAP_X, GAP_Y, BATCH_GAP = 0.35, 0.14, 0.22
 HEADER_PAD = 0.12
 MAX_SCALE = 2.0
 LEGIBLE = 0.95            # ids at this scale read well at 480p
-AREA = dict(width=13.0, top=2.0, bottom=-2.95)   # below the info lines, above the caption
+CARD_PAD = 0.4            # room between the error card's edge and its text
 
 
 def coords_text(book, label, values, open_axes=0):
@@ -44,8 +45,10 @@ class TensorView:
     Not a Mobject itself: add `parts()` to the scene, move ids with `morph`.
     """
 
-    def __init__(self, book, name, ids, glyphs, track=None, marks=None, top=AREA["top"]):
-        self.name, self.ids, self.top = name, np.asarray(ids), top
+    def __init__(self, book, name, ids, glyphs, track=None, marks=None, top=style.CONTENT_TOP,
+                 bottom=style.CONTENT_BOTTOM):
+        """The view fills the content area's width between `top` and `bottom`."""
+        self.name, self.ids, self.top, self.bottom = name, np.asarray(ids), top, bottom
         shape = self.ids.shape
         self.texts, self.boxes, self.header_of = {}, {}, {}
         groups = []
@@ -93,15 +96,14 @@ class TensorView:
                 batch_gaps = (n // per_batch - 1) if per_batch % c == 0 else 0
                 width = c * bw + (c - 1) * GAP_X
                 height = n_rows * bh + (n_rows - 1) * GAP_Y + batch_gaps * BATCH_GAP
-                area_h = self.top - AREA["bottom"]
-                scale = min(MAX_SCALE, AREA["width"] / width, area_h / height)
+                scale = min(MAX_SCALE, content_width() / width, (self.top - self.bottom) / height)
                 plans.append((scale, side, c, bw, bh, hw))
         # Fewest groups per row (a list reads best) while the ids stay near full size.
         good = min(0.9 * max(p[0] for p in plans), LEGIBLE)
         return min((p for p in plans if p[0] >= good), key=lambda p: (p[2], -p[0]))
 
     def _arrange(self, groups, per_batch):
-        scale, side, n_cols, bw, bh, hw = self._plan(groups, per_batch)
+        _, side, n_cols, bw, bh, hw = self._plan(groups, per_batch)
         rows_per_batch = per_batch // n_cols if per_batch % n_cols == 0 else None
         whole = VGroup()
         for k, (_, header, _, cells) in enumerate(groups):
@@ -121,11 +123,12 @@ class TensorView:
                 header.move_to([x0, y0, 0], aligned_edge=UP + LEFT)
             whole.add(header)
         whole.add(*self.boxes.values(), *self.texts.values())
-        whole.scale(scale, about_point=np.zeros(3))
-        whole.move_to([0, (self.top + AREA["bottom"]) / 2, 0])
+        natural = whole.width
+        fit(whole, content_width(), self.top - self.bottom, most=MAX_SCALE)
+        whole.move_to([0, (self.top + self.bottom) / 2, 0])
         self.headers = VGroup(*[g[1] for g in groups])
         self.box_group = VGroup(*self.boxes.values())
-        return scale
+        return whole.width / natural
 
     def parts(self):
         return [self.box_group, self.headers, *self.texts.values()]
@@ -156,9 +159,8 @@ def info_lines(book, lines):
     """The lines above the tensor: (text, colour) pairs, left-aligned, under the title."""
     group = VGroup(*[book.label(t, color=c, size=style.LABEL_SIZE) for t, c in lines])
     group.arrange(DOWN, aligned_edge=LEFT, buff=0.14)
-    if group.width > AREA["width"]:
-        group.scale_to_fit_width(AREA["width"])
-    return group.move_to([0, style.TITLE_Y - 0.5, 0], aligned_edge=UP)
+    fit(group, content_width())
+    return group.move_to([0, style.CONTENT_TOP, 0], aligned_edge=UP)
 
 
 def error_card(book, lines, terminal):
@@ -170,9 +172,8 @@ def error_card(book, lines, terminal):
     term_box = SurroundingRectangle(term, buff=0.25, color=style.GRID_LINE, stroke_width=1.5)
     term_box.set_fill(style.NAN_FILL, opacity=0.35)
     body = VGroup(text, VGroup(term_box, term)).arrange(DOWN, aligned_edge=LEFT, buff=0.4)
-    if body.width > AREA["width"] - 0.8:
-        body.scale_to_fit_width(AREA["width"] - 0.8)
-    card = RoundedRectangle(corner_radius=0.15, width=body.width + 0.7, height=body.height + 0.7,
+    fit(body, content_width() - 2 * CARD_PAD)
+    card = RoundedRectangle(corner_radius=0.15, width=body.width + 2 * CARD_PAD, height=body.height + 2 * CARD_PAD,
                             stroke_color=style.MASK, stroke_width=3)
     card.move_to(body)
-    return VGroup(card, body).move_to([0, 0.1, 0])
+    return VGroup(card, body).move_to(content_center())

@@ -1,0 +1,312 @@
+"""4.9 练习与答案: each exercise as a question card, a pause for the class, then its answer,
+computed and drawn: 3.1 weights aligned by transposing, 3.2 the wrapper's width, 3.3 the
+parameters of one attention module, and four supplementary exercises on masks and shapes."""
+import re
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for plain `manim` runs
+
+import numpy as np
+from manim import DOWN, LEFT, RIGHT, UP, LaggedStart, VGroup
+
+from scenes.clips import exercises_parts as parts
+from scenes.clips.exercises_parts import heading, question_card
+from scenes.compute import exercises as compute
+from scenes.kit import style
+from scenes.kit.anim import Appear, Vanish
+from scenes.kit.base import ClipScene
+from scenes.pipeline.inputs import InputError, integer
+from scenes.pipeline.registry import Clip, Option
+
+EXERCISES = ("3.1", "3.2", "3.3", "zeros", "shapes", "dim", "diagonal")   # book order
+BOOK_PARAMS = (768, 12)     # 3.3: GPT-2 small, D = 768, H = 12
+BOOK_SHAPES = (12, 3)       # the shapes exercise: D_o = 12, H = 3
+MAX_D, MAX_H, MAX_PAUSE = 4096, 64, 30
+
+
+def rules(raw: dict) -> dict:
+    pause = integer(raw.get("pause", 3), "pause", 0, MAX_PAUSE)
+    text = str(raw.get("only", ",".join(EXERCISES)))
+    asked = [s for s in re.split(r"[,\s]+", text.strip()) if s]
+    if not asked:
+        raise InputError("only", text, f"name at least one exercise: {', '.join(EXERCISES)}")
+    for name in asked:
+        if name not in EXERCISES:
+            raise InputError("only", text, f"unknown exercise '{name}'; valid: {', '.join(EXERCISES)}")
+    given_d, given_h = raw.get("d_model"), raw.get("heads")
+    d = integer(given_d, "d_model", 1, MAX_D) if given_d is not None else None
+    h = integer(given_h, "heads", 1, MAX_H) if given_h is not None else None
+    if d is None and h is None:
+        params, shapes = BOOK_PARAMS, BOOK_SHAPES
+    else:           # one model for both exercises; a missing one is GPT-2's
+        params = shapes = (d or BOOK_PARAMS[0], h or BOOK_PARAMS[1])
+        if params[0] % params[1]:
+            field = "heads" if h is not None else "d_model"
+            raise InputError(field, str(given_h if h is not None else given_d),
+                             f"D = {params[0]} is not divisible by H = {params[1]}: each head needs D/H features")
+    return {"only": [e for e in EXERCISES if e in asked], "pause": pause, "params": params, "shapes": shapes}
+
+
+class Exercises(ClipScene):
+    spec = Clip(
+        name="exercises", section="4.9", title="练习与答案",
+        summary="4.9 习题 3.1–3.3 与补充题：提问、停顿，再计算并画出答案",
+        rules=rules,
+        defaults={"pause": 3},
+        options=(
+            Option("d-model", f"D for 3.3 and the shapes (1-{MAX_D}; default: the book's 768 and 12)"),
+            Option("heads", f"H for 3.3 and the shapes (1-{MAX_H}, divides D; default: the book's 12 and 3)"),
+            Option("pause", f"seconds to think before each answer (0-{MAX_PAUSE})"),
+            Option("only", f"a subset, comma-separated: {','.join(EXERCISES)}"),
+        ),
+    )
+
+    def compute(self):
+        i = self.inputs
+        self.tokens = compute.TOKENS
+        return {"3.1": compute.align_versions(), "3.2": compute.wrapper_width(),
+                "3.3": compute.attention_params(*i["params"]), "zeros": compute.zero_scores(),
+                "shapes": compute.head_shapes(*i["shapes"]), "dim": compute.wrong_axis(),
+                "diagonal": compute.diagonal_rows()}
+
+
+    def construct(self):
+        for name in self.inputs["only"]:
+            getattr(self, "ex_" + name.replace(".", "_"))()
+        self.end()
+
+    # -- shared by every exercise
+    def header(self, name):
+        """'习题 3.1' for the book's exercises, '补充题 1' for the supplementary ones."""
+        if name[0].isdigit():
+            return self.book.compose("习题 {}", self.book.section(f"ex.{name}", name))
+        return self.book.compose("补充题 {}", self.book.index(f"ex.{name}", EXERCISES.index(name) - 2))
+
+    def name(self, text):
+        """A code name with a digit in it (v1, v2, GPT-2), drawn as written and recorded."""
+        return self.book.section(f"name.{text}", text)
+
+    def ask(self, name, caption, slots, lines):
+        """The question step: the card, then the countdown (one dot a second)."""
+        self.step(caption, *slots)
+        self.clear_stage()
+        card, dots = question_card(self.book, self.header(name), lines, self.inputs["pause"])
+        self.play(Appear(card))
+        if dots is not None:
+            self.play(LaggedStart(*[Vanish(d, run_time=1.0) for d in reversed(dots)], lag_ratio=1.0),
+                      run_time=float(self.inputs["pause"]))
+
+    def answer(self, name, caption, *slots):
+        """An answer step: its caption, a clean stage and the heading."""
+        self.step(caption, *slots)
+        self.clear_stage()
+        self.play(Appear(heading(self.book, self.header(name))), run_time=0.4)
+
+    def line(self, template, *slots, color=style.TEXT, size=style.BODY_SIZE):
+        return self.book.text(template, *slots, color=color, size=size)
+
+    # -- 3.1 weights aligned by transposing
+    def ex_3_1(self):
+        v1, v2, sec = self.name("v1"), self.name("v2"), self.header("3.1")
+        self.ask("3.1", "{}：怎样把 {} 的权重交给 {}，让两版的输出相同？", (sec, v2, v1), [
+            self.line("{} 直接保存 [d_in, d_out] 的矩阵，计算 x @ W；", v1),
+            self.line("{} 用 nn.Linear，权重存成另一种布局。", v2),
+            self.line("怎样把 {} 的三份权重交给 {}，让两版输出相同？", v2, v1)])
+        self.answer("3.1", "答案：nn.Linear 存 [d_out, d_in]，是 W 的转置；转置后交给 {}。", v1)
+        body = parts.align_weights(self, self.result["3.1"])
+        self.play(Appear(body[0]))
+        self.play(Appear(body[1]), Appear(body[2]))
+        self.play(Appear(body[3]))
+        r = self.result["3.1"]
+        diff = self.book.fmt("align.max_diff", r.max_diff, style.decimals_for([r.max_diff]))
+        self.answer("3.1", "对齐后两版的输出完全相同：最大差为 {}。" if r.max_diff == 0 else
+                    "对齐后两版的输出只差浮点舍入：最大差 {}。", diff)
+        body = parts.align_outputs(self, r, diff)
+        self.play(Appear(body[0]))
+        self.play(Appear(body[1]), Appear(body[2]))
+        self.play(Appear(body[3]))
+
+    # -- 3.2 the wrapper's width
+    def ex_3_2(self):
+        r, book = self.result["3.2"], self.book
+        heads, width = book.index("wrap.heads", r.heads), book.index("wrap.width", r.width)
+        self.ask("3.2", "{}：两个独立的头拼接后总宽度要为 {}，每个头的 d_out 应是多少？",
+                 (self.header("3.2"), width), [
+                     self.line("MultiHeadAttentionWrapper 把 {} 个独立的因果注意力头", heads),
+                     self.line("沿最后一维拼接；原来每头 d_out = {}，拼接后宽 {}。",
+                               book.index("wrap.book_d_out", r.book_d_out),
+                               book.index("wrap.book_width", r.book_width)),
+                     self.line("要让拼接后的总宽度为 {}，每个头的 d_out 应是多少？", width)])
+        d_out = book.index("wrap.d_out", r.d_out)
+        self.answer("3.2", "答案：拼接宽度 = 头数 × 每头 d_out，{} = {} × {}，所以每头 d_out = {}。",
+                    width, heads, d_out, d_out)
+        body = parts.wrapper(self, r)
+        self.play(Appear(body[0]))
+        self.play(Appear(body[1]))
+        self.play(Appear(body[2]))
+
+    # -- 3.3 the parameters of one attention module
+    def ex_3_3(self):
+        r, book = self.result["3.3"], self.book
+        d, h = book.index("params.d", r.d_model), book.index("params.heads", r.heads)
+        size = ([self.line("按 {} 的尺寸构造多头注意力：D = {}，H = {}；", self.name("GPT-2"), d, h)]
+                if (r.d_model, r.heads) == BOOK_PARAMS else
+                [self.line("构造一个多头注意力模块：D = {}，H = {}；", d, h)])
+        self.ask("3.3", "{}：D = {}、H = {}、QKV 无偏置，这个注意力模块有多少个参数？",
+                 (self.header("3.3"), d, h), size + [
+                     self.line("Q、K、V 的投影不带偏置，输出投影 out_proj 带偏置。"),
+                     self.line("这个模块一共有多少个可训练参数？")])
+        rows = parts.param_rows(self, r)
+        qkv = parts.grouped(book, "params.qkv", r.qkv)
+        self.answer("3.3", "Q、K、V：三个 D×D 投影，无偏置：{} × {} = {}。",
+                    book.index("params.projections", r.projections), parts.grouped(book, "params.weight", r.weight),
+                    qkv)
+        self.play(Appear(rows[0]))
+        for row in rows[1:5]:
+            self.play(Appear(row), run_time=0.5)
+        self.step("加上输出投影的 D×D 权重和 D 个偏置：共 {} 个参数。",
+                  parts.grouped(book, "params.total", r.total))
+        for row in rows[5:]:
+            self.play(Appear(row), run_time=0.6)
+
+    # -- supplementary: all-zero scores under the causal mask
+    def ex_zeros(self):
+        r, book = self.result["zeros"], self.book
+        t, zero = book.word("zeros.t", len(r.scores)), book.fmt("zeros.score", r.scores[0, 0], 0)
+        self.ask("zeros", "{}：{}个分数全为 {}，因果掩码后的{}行权重分别是什么？",
+                 (self.header("zeros"), t, zero, t), [
+                     self.line("{}个位置的分数全为 {}，", t, zero),
+                     self.line("加上因果掩码 triu(diagonal={}) 后按行做 softmax。",
+                               book.index("zeros.diagonal", r.diagonal)),
+                     self.line("{}行权重分别是什么？", t)])
+        rows = parts.fraction_rows(book, "zeros", r.fractions)
+        self.answer("zeros", "答案：{}行分别为 " + "、".join("{}" for _ in rows) + "。", t, *rows)
+        body = self.zero_answer(r)
+        for part in body:
+            self.play(Appear(part), run_time=0.6)
+
+    # -- supplementary: the shapes through split, scores and merge
+    def ex_shapes(self):
+        r, book = self.result["shapes"], self.book
+        sizes = [book.index(f"shapes.{n}", v) for n, v in
+                 (("d_model", r.d_model), ("heads", r.heads), ("time", r.time), ("batch", r.batch))]
+        self.ask("shapes", "{}：D_o = {}、H = {}、T = {}、B = {}，Q、分数、合并输出各是什么形状？",
+                 (self.header("shapes"), *sizes), [
+                     self.line("多头注意力：D_o = {}，H = {}，T = {}，B = {}。", *sizes),
+                     self.line("列出 Q 分头后、注意力分数、合并头输出的形状。")])
+        shapes = {n: book.coords(f"shapes.{n}", getattr(r, n)) for n in ("per_head", "scores", "merged")}
+        self.answer("shapes", "答案：Q 分头后 {}，分数 {}，合并后 {}。",
+                    shapes["per_head"], shapes["scores"], shapes["merged"])
+        body = parts.shape_chain(self, r)
+        self.play(Appear(body[0]))
+        for row in body[1:]:
+            self.play(Appear(row), run_time=0.5)
+
+    # -- supplementary: softmax along the wrong axis
+    def ex_dim(self):
+        r, book = self.result["dim"], self.book
+        wrong, right = book.index("dim.wrong_axis", r.wrong_axis), book.index("dim.right_axis", r.right_axis)
+        one = book.index("dim.one", 1)
+        self.ask("dim", "{}：为什么 softmax(scores, dim={}) 可能不报错，却不正确？",
+                 (self.header("dim"), wrong), [
+                     self.line("scores = X Xᵀ 的形状是 [T, T]：行是查询，列是键。"),
+                     self.line("softmax(scores, dim={}) 为什么可能不报错，却不正确？", wrong)])
+        self.answer("dim", "答案：dim={} 沿每一行（所有的键）归一化，每个查询分出去的权重和为 {}。", right, one)
+        body = self.dim_right(r, right)
+        for part in body:
+            self.play(Appear(part), run_time=0.6)
+        count = book.word("dim.rows_off", r.rows_off)
+        self.step("dim={} 不报错，却按列归一化：列和为 {}，{}行的行和都不是 {}。" if r.rows_off
+                  else "dim={} 不报错，却按列归一化：列和为 {}，这里行和碰巧也为 {}。",
+                  *((wrong, one, count, one) if r.rows_off else (wrong, one, one)))
+        self.clear_stage()
+        self.play(Appear(heading(book, self.header("dim"))), run_time=0.4)
+        body = self.dim_wrong(r, right, wrong)
+        for part in body:
+            self.play(Appear(part), run_time=0.6)
+
+    # -- supplementary: the diagonal masked too
+    def ex_diagonal(self):
+        keep, hide = self.result["diagonal"]
+        book = self.book
+        d1, d0 = book.index("diag.keep", keep.diagonal), book.index("diag.hide", hide.diagonal)
+        self.ask("diagonal", "{}：把因果掩码的 diagonal={} 改成 {}，第一行会发生什么？",
+                 (self.header("diagonal"), d1, d0), [
+                     self.line("因果掩码用 triu(ones, diagonal={}) 标出未来的位置。", d1),
+                     self.line("把 diagonal={} 改成 {}，预测第一行会发生什么。", d1, d0)])
+        empty = book.word("diag.first_empty", hide.first_empty + 1)
+        self.answer("diagonal", "答案：对角线也被遮住，第{}行没有可见的键，softmax 得到 NaN。", empty)
+        body = self.diagonal_answer(keep, hide, d1, d0)
+        for part in body:
+            self.play(Appear(part), run_time=0.6)
+
+    # -- the supplementary answers' grids
+    def row_sums(self, name, sums, colors=None):
+        return parts.column(self.book, name, sums, 4, parts.muted(self.book, "行和", color=style.ACCENT), colors)
+
+    def in_a_row(self, *groups, buff=0.5, below=None):
+        """Groups left to right, their tops on one line (and a line below); fitted under the heading.
+        A group already placed under the one before it (zero_answer's sums) stays there."""
+        row = VGroup(*groups).arrange(RIGHT, buff=buff, aligned_edge=UP)
+        if below is not None:
+            below.next_to(row, DOWN, buff=0.5)
+        parts.place(VGroup(row, below) if below is not None else row, most=1.3)
+        return list(groups) + ([below] if below is not None else [])
+
+    def zero_answer(self, r):
+        """S + M, then the weights as fractions over the same weights as decimals with the row sums."""
+        book, hidden = self.book, np.isinf(r.masked)
+        masked = parts.value_grid(book, "zeros.masked", r.masked, 0, row_labels=parts.row_names(book, len(r.masked)),
+                                  header=parts.muted(book, "S + M"))
+        fracs = parts.fraction_grid(book, "zeros", r.fractions, hidden, header=parts.muted(book, "softmax：分数"))
+        decimals = parts.value_grid(book, "zeros.weights", r.weights, 4, hidden=hidden, heat=True,
+                                    header=parts.muted(book, "小数"))
+        sums = VGroup(decimals, self.row_sums("zeros.sums", r.sums)).arrange(RIGHT, buff=0.2, aligned_edge=UP)
+        arrow = parts.arrow_label(book, "→")
+        self.in_a_row(masked, arrow, VGroup(fracs, sums).arrange(DOWN, buff=0.4, aligned_edge=LEFT), buff=0.6)
+        arrow.match_y(masked.box_group)
+        return [masked, arrow, fracs, sums]
+
+    def dim_right(self, r, right):
+        book = self.book
+        scores = parts.value_grid(book, "dim.scores", r.scores, style.decimals_for(r.scores),
+                                  row_labels=parts.row_names(book, len(r.scores)),
+                                  header=parts.muted(book, "scores = X Xᵀ"))
+        arrow = parts.arrow_label(book, "softmax(dim={}) →", right)
+        grid = parts.value_grid(book, "dim.right", r.right, 4, heat=True, header=parts.muted(book, "dim={}", right))
+        groups = self.in_a_row(scores, arrow, grid, self.row_sums("dim.right_rows", r.right_rows))
+        arrow.match_y(scores.box_group)
+        return groups
+
+    def dim_wrong(self, r, right, wrong):
+        book = self.book
+        good = parts.value_grid(book, "dim.right", r.right, 4, heat=True, header=parts.muted(book, "dim={}", right),
+                                row_labels=parts.row_names(book, len(r.right)))
+        bad = parts.value_grid(book, "dim.wrong", r.wrong, 4, heat=True,
+                               header=parts.muted(book, "dim={}", wrong, color=style.MASK))
+        colors = [style.MASK if off else style.TEXT for off in r.row_is_off]
+        cols = parts.Cells([[book.num(f"dim.wrong_cols[{j}]", v, 4, color=style.VALUE)
+                             for j, v in enumerate(r.wrong_cols)]], cell_w=bad.cell_w,
+                           row_labels=[parts.muted(book, "列和", color=style.VALUE)])
+        left = VGroup(good, self.row_sums("dim.right_rows", r.right_rows)).arrange(RIGHT, buff=0.2, aligned_edge=UP)
+        right = VGroup(bad, self.row_sums("dim.wrong_rows", r.wrong_rows, colors)).arrange(RIGHT, buff=0.2,
+                                                                                           aligned_edge=UP)
+        cols.next_to(bad.box_group, DOWN, buff=0.2).align_to(bad.box_group, LEFT)
+        return self.in_a_row(left, VGroup(right, cols), buff=1.2)
+
+    def diagonal_answer(self, keep, hide, d1, d0):
+        book, hidden = self.book, np.isinf(hide.masked)
+        masked = parts.value_grid(book, "diag.masked", hide.masked, style.decimals_for(hide.scores),
+                                  row_labels=parts.row_names(book, len(hide.masked)),
+                                  header=parts.muted(book, "S + M（diagonal={}）", d0))
+        grid = parts.value_grid(book, "diag.weights", hide.weights, 4, hidden=hidden, heat=True,
+                                header=parts.muted(book, "A = softmax"))
+        seen = parts.column(book, "diag.visible", hide.visible, 0, parts.muted(book, "可见键", color=style.ACCENT))
+        arrow = parts.arrow_label(book, "→")
+        note = parts.muted(book, "对照 diagonal={}：第一行可见 {} 个键（它自己），权重为 {}", d1,
+                           book.index("diag.keep_visible", keep.visible[0]),
+                           book.fmt("diag.keep_weight", keep.weights[0][0]))
+        groups = self.in_a_row(masked, arrow, grid, seen, below=note)
+        arrow.match_y(masked.box_group)
+        return groups

@@ -1,0 +1,267 @@
+"""4.5 通过修改未来输入来验收: perturb the future, the prefix outputs stay exactly the same;
+without the mask they move; the early loss has zero gradient on the future inputs; dropout
+must be off or share one mask; the check tests behaviour, not the triangle picture."""
+import re
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for plain `manim` runs
+
+import numpy as np
+from manim import DOWN, LEFT, ORIGIN, RIGHT, UP, Create, FadeIn, VGroup
+
+from scenes.clips import future_check_parts as parts
+from scenes.clips.future_check_parts import SMALL, exact, words
+from scenes.compute import future as compute
+from scenes.kit import style
+from scenes.kit.anim import Appear
+from scenes.kit.base import ClipScene
+from scenes.kit.layout import content_center, content_height, content_width, fit
+from scenes.pipeline.inputs import InputError, integer, number
+from scenes.pipeline.registry import Clip, Option
+
+LIMITS = (("B", 1, 2), ("T", 2, 8), ("D", 1, 12))   # small enough to draw every position
+MAX_DELTA = 100.0
+
+
+def rules(raw: dict) -> dict:
+    text = str(raw.get("shape", "2,6,12"))
+    pieces = [s for s in re.split(r"[,\s]+", text.strip()) if s]
+    if len(pieces) != 3:
+        raise InputError("shape", text, "is B,T,D: three whole numbers (B 1-2, T 2-8, D 1-12)")
+    dims = []
+    for (name, low, high), piece in zip(LIMITS, pieces):
+        if not re.fullmatch(r"\d{1,3}", piece) or not low <= int(piece) <= high:
+            raise InputError("shape", text, f"is B,T,D with B 1-2, T 2-8, D 1-12 ({name} = {piece} is not)")
+        dims.append(int(piece))
+    b, t, d = dims
+    heads = raw.get("heads", max(h for h in (3, 2, 1) if d % h == 0))
+    heads = integer(heads, "heads", 1, d)
+    if d % heads:
+        raise InputError("heads", str(raw.get("heads")), f"must divide D = {d} (each head gets D/H features)")
+    prefix = integer(raw.get("prefix", max(1, t - 2)), "prefix", 1, t - 1)
+    delta = number(raw.get("delta", 100), "delta")
+    if delta == 0 or abs(delta) > MAX_DELTA:
+        raise InputError("delta", str(raw.get("delta")), "must be non-zero with |delta| <= 100")
+    p = number(raw.get("dropout", 0.1), "dropout")
+    if not 0 <= p < 1:
+        raise InputError("dropout", str(raw.get("dropout")), "must lie in [0, 1)")
+    return {"shape": (b, t, d), "heads": heads, "prefix": prefix, "delta": delta,
+            "seed": integer(raw.get("seed", 0), "seed", 0, 2**31 - 1), "dropout": p}
+
+
+class FutureCheck(ClipScene):
+    spec = Clip(
+        name="future-check", section="4.5", title="通过修改未来输入来验收",
+        summary="4.5 改动未来输入：前缀输出与梯度不变，关掉掩码就变；dropout 要关掉或共用掩码",
+        rules=rules,
+        defaults={"shape": "2,6,12", "delta": 100, "seed": 0, "dropout": 0.1},
+        options=(
+            Option("shape", "B,T,D (B 1-2, T 2-8, D 1-12), default 2,6,12"),
+            Option("heads", "H, must divide D (default 3, else 2 or 1)"),
+            Option("prefix", "positions kept fixed, 1..T-1 (default T-2)"),
+            Option("delta", "perturbation size: x + delta*u on the later positions (non-zero, |delta| <= 100)"),
+            Option("seed", "seeds the input, the weights, u and the dropout masks (0..2**31-1)"),
+            Option("dropout", "p for the dropout step, 0 <= p < 1"),
+        ),
+    )
+
+    def compute(self):
+        i = self.inputs
+        return compute.future_check(i["shape"], i["heads"], i["prefix"], i["delta"], i["seed"], i["dropout"])
+
+    def construct(self):
+        self.show_inputs()
+        self.runs(on=True)
+        self.runs(on=False)
+        self.gradients()
+        self.dropout()
+        self.behaviour()
+        self.end()
+
+    # -- slots
+    def prefix(self):
+        return self.book.index("prefix", self.result.prefix)
+
+    def future(self):
+        return self.book.index("future", self.result.shape[1] - self.result.prefix)
+
+    def slot(self, label, value):
+        """A change as a slot of a sentence: an exact 0 as 0."""
+        return self.book.fmt(label, value, exact(value))
+
+    def change(self, label, value, size=style.NUMBER_SIZE):
+        """A change that must be exactly 0 for the check to pass: 0 green, anything else red."""
+        color = style.VALUE if value == 0 else style.MASK
+        return self.book.num(label, value, exact(value), color=color, size=size)
+
+    def place(self, left, right, split=0.56, top=True):
+        """The board on the left, a panel on the right, both fitted into the content area."""
+        width, height = content_width(), content_height()
+        fit(left, width * split - 0.3, height, most=1.25)
+        fit(right, width * (1 - split) - 0.3, height, most=1.1)
+        VGroup(left, right).arrange(RIGHT, buff=0.6, aligned_edge=UP if top else ORIGIN).move_to(content_center())
+        return left, right
+
+    # -- step 1
+    def show_inputs(self):
+        r, book = self.result, self.book
+        shape = book.coords("shape", r.shape)
+        delta = book.fmt("delta", r.delta, parts.exact_decimals(r.delta))
+        self.step("输入 x 的形状 [B, T, D] = {}：\n前 {} 个位置固定，只给后 {} 个位置加上扰动 δ·u，δ = {}。",
+                  shape, self.prefix(), self.future(), delta)
+        limit = float(np.max(np.abs(r.x)))
+        w = parts.cell_width(r.shape[2])
+        rows = [[(parts.strip(r.x[b, t], limit, w), parts.strip(r.x2[b, t], limit, w),
+                  book.num(f"push[{b}][{t}]", r.push[b, t], exact(r.push[b, t]), size=SMALL,
+                           color=style.TEXT if t < r.prefix else style.MASK))
+                 for t in range(r.shape[1])] for b in range(r.shape[0])]
+        board = parts.Board(book, ("x", "x′", "‖x′ − x‖"), rows, r.prefix)
+        low, high = book.num("color.low", -limit, size=SMALL), book.num("color.high", limit, size=SMALL)
+        legend = VGroup(low, parts.strip(np.linspace(-limit, limit, 9), limit, 0.3), high).arrange(RIGHT, buff=0.15)
+        panel = VGroup(
+            words(book, "δ = {}", delta, color=style.ACCENT, size=style.BODY_SIZE),
+            words(book, "u：标准正态抽样，seed = {}", book.index("seed", r.seed), color=style.TEXT),
+            words(book, "位置 t < {}：x′ = x", self.prefix(), color=style.TEXT),
+            words(book, "位置 t ≥ {}：x′ = x + δ·u", self.prefix(), color=style.MASK),
+            words(book, "每个位置一行，每格一个特征的颜色："),
+            legend,
+            words(book, "超出范围的值显示为两端的颜色"),
+        ).arrange(DOWN, buff=0.32, aligned_edge=LEFT)
+        self.place(board, panel)
+        self.play(Appear(board.submobjects[0]), *[Appear(m) for m in board.submobjects[1:]
+                                                  if m not in board.rights], Appear(panel))
+        self.play(*[FadeIn(m) for m in board.rights], run_time=0.8)
+
+    # -- steps 2 and 3
+    def runs(self, on: bool):
+        r, book = self.result, self.book
+        run, name = (r.on, "on") if on else (r.off, "off")
+        worst = self.change(f"{name}.prefix_max", run.prefix_max, style.BODY_SIZE)
+        if on and run.prefix_max == 0:
+            self.step("两次都经过因果多头注意力（H = {}）：\n前 {} 个位置的输出逐项相同，最大前缀差恰为 {}。",
+                      book.index("heads", r.heads), self.prefix(), self.slot(f"{name}.prefix_max", run.prefix_max))
+        elif on:
+            self.step("两次都经过因果多头注意力（H = {}）：\n前 {} 个位置的输出变了，最大前缀差为 {}，因果限制有漏洞。",
+                      book.index("heads", r.heads), self.prefix(), self.slot(f"{name}.prefix_max", run.prefix_max))
+        elif run.prefix_max > 0:
+            self.step("关掉掩码再做一次：前 {} 个位置的输出跟着未来一起变，最大变化为 {}。",
+                      self.prefix(), self.slot(f"{name}.prefix_max", run.prefix_max))
+        else:
+            self.step("关掉掩码再做一次：这组输入下前 {} 个位置的输出碰巧没变（最大变化 {}），看不出掩码的作用。",
+                      self.prefix(), self.slot(f"{name}.prefix_max", run.prefix_max))
+        self.clear_stage()
+        limit = float(np.max(np.abs(run.y))) or 1.0
+        w = parts.cell_width(r.shape[2])
+        rows = [[(parts.strip(run.y[b, t], limit, w), parts.strip(run.y2[b, t], limit, w),
+                  self.change(f"{name}.change[{b}][{t}]", run.change[b, t], SMALL) if t < r.prefix else
+                  book.num(f"{name}.change[{b}][{t}]", run.change[b, t], exact(run.change[b, t]),
+                           color=style.MUTED, size=SMALL))
+                 for t in range(r.shape[1])] for b in range(r.shape[0])]
+        board = parts.Board(book, ("y", "y′", "max |y′ − y|"), rows, r.prefix)
+        t = r.prefix - 1
+        title = words(book, "批 {} · 位置 {}：两次的输出", book.index("batch[0]", 0),
+                      book.index(f"position[{t}]", t), color=style.TRACK)
+        zoom = parts.zoom(book, title, ("y", "y′"), (f"{name}.y[0][{t}]", f"{name}.y2[0][{t}]"),
+                          run.y[0, t], run.y2[0, t], (style.TEXT, style.TEXT))
+        mode = "因果掩码开" if on else "因果掩码关"
+        summary = VGroup(words(book, mode + " · 前缀最大差", color=style.TEXT, size=style.BODY_SIZE), worst)
+        panel = VGroup(zoom, summary.arrange(RIGHT, buff=0.2)).arrange(DOWN, buff=0.35)
+        self.place(board, panel)
+        self.play(Appear(board), Appear(zoom))
+        self.play(Appear(summary))
+
+    # -- step 4
+    def gradients(self):
+        r, book = self.result, self.book
+        if r.future_grad == 0:
+            self.step("梯度检查：损失 L 只取前 {} 个位置的输出；它对后 {} 个位置输入的梯度恰为 {}。",
+                      self.prefix(), self.future(), self.slot("future_grad", r.future_grad))
+        else:
+            self.step("梯度检查：损失 L 只取前 {} 个位置的输出；它对后 {} 个位置输入的梯度却有 {}。",
+                      self.prefix(), self.future(), self.slot("future_grad", r.future_grad))
+        self.clear_stage()
+        loss = words(book, "L = 前 {} 个位置输出的平方和 = {}（掩码开）", self.prefix(),
+                     book.fmt("loss", r.loss), color=style.TEXT, size=style.BODY_SIZE)
+        head = words(book, "L 对每个输入位置的梯度范数 ‖∂L/∂x‖")
+        unit = 1.5 / (float(r.grad.max()) or 1.0)
+        charts = VGroup(*[parts.bar_chart(book, b, r.grad[b], r.prefix, unit) for b in range(r.shape[0])])
+        charts.arrange(DOWN, buff=0.55, aligned_edge=LEFT)
+        off = r.future_grad_off
+        note = (words(book, "关掉掩码：未来位置的梯度范数最大为 {}", self.slot("future_grad_off", off),
+                      color=style.MASK) if off > 0 else
+                words(book, "关掉掩码：未来位置的梯度这次也是 {}", self.slot("future_grad_off", off)))
+        board = VGroup(loss, head, charts, note).arrange(DOWN, buff=0.35)
+        fit(board, content_width(), content_height(), most=1.2).move_to(content_center())
+        self.play(Appear(loss), Appear(head))
+        self.play(*[Create(c[0]) for c in charts], *[Appear(c[2]) for c in charts])
+        self.play(*[FadeIn(bar, shift=UP * 0.2) for c in charts for bar in c[1]])
+        self.play(Appear(note))
+
+    # -- step 5
+    def dropout(self):
+        r, book = self.result, self.book
+        p = book.fmt("p", r.p, parts.exact_decimals(r.p))
+        noise = self.change("drop.noise", r.drop_noise)
+        shared = self.change("drop.shared", r.drop_shared)
+        if r.p == 0:
+            self.step("dropout 的 p = {}：不丢弃任何项，两次运行本就相同；\np 大于零时，检查要关掉 dropout 或共用一个掩码。", p)
+        elif r.drop_noise > 0:
+            self.step("打开 dropout（p = {}）：不扰动时两次输出也相差 {}；\n共用一个掩码（同一 seed）时差为 {}。",
+                      p, self.slot("drop.noise", r.drop_noise), self.slot("drop.shared", r.drop_shared))
+        else:
+            self.step("打开 dropout（p = {}）：这两个掩码在前缀上恰好相同，差为 {}；\n一般两次的掩码不同，所以检查时要关掉 dropout 或共用掩码。",
+                      p, self.slot("drop.noise", r.drop_noise))
+        self.clear_stage()
+        t = r.shape[1]
+        visible = book.index("visible", t * (t + 1) // 2)
+        pics = VGroup()
+        for k, name in enumerate(("第一次的掩码", "第二次的掩码")):
+            pic = parts.picture(parts.mask_colors(r.keep[k, 0, 0]))
+            count = words(book, "丢弃 {} / {} 个可见权重", book.index(f"dropped[{k}]", r.dropped[k]), visible)
+            pics.add(VGroup(words(book, name, color=style.TEXT), pic, count).arrange(DOWN, buff=0.2))
+        pics.arrange(RIGHT, buff=0.5)
+        legend = words(book, "批 {} · 头 {}：绿 保留，红 丢弃，灰 未来（本就遮住）",
+                       book.index("batch[0]", 0), book.index("head[0]", 0))
+        left = VGroup(pics, legend).arrange(DOWN, buff=0.3)
+        rows = [[words(book, "训练模式，两次运行"), words(book, "前缀最大差")],
+                [words(book, "两个掩码 · 不扰动", color=style.TEXT), noise],
+                [words(book, "两个掩码 · 扰动未来", color=style.TEXT), self.change("drop.both", r.drop_both)],
+                [words(book, "同一掩码（同一 seed）· 扰动未来", color=style.TEXT), shared],
+                [words(book, "评估模式（关闭 dropout）· 扰动未来", color=style.TEXT),
+                 self.change("on.prefix_max", r.eval_check)]]
+        head = words(book, "dropout p = {}，作用在 softmax 之后的权重上", p, color=style.ACCENT, size=style.BODY_SIZE)
+        right = VGroup(head, parts.table(rows)).arrange(DOWN, buff=0.4, aligned_edge=LEFT)
+        self.place(left, right, split=0.42, top=False)
+        self.play(Appear(left))
+        self.play(Appear(right))
+
+    # -- step 6
+    def behaviour(self):
+        r, book = self.result, self.book
+        bug = self.change("bug.prefix_max", r.bug.prefix_max)
+        if r.bug.prefix_max > 0:
+            self.step("只看权重是否呈三角形不够：错误合并的权重同样是三角形，改未来后前缀输出却变了 {}。检查的是行为，不是图。",
+                      self.slot("bug.prefix_max", r.bug.prefix_max))
+        elif r.heads == 1:
+            self.step("只有一个头时，错误合并与正确合并相同，前缀差也是 {}；但权重图挡不住别处的泄漏：检查的是行为，不是图。",
+                      self.slot("bug.prefix_max", r.bug.prefix_max))
+        else:
+            self.step("错误合并这一次没有改变前缀输出（差 {}）；权重图本身说明不了行为：检查的是行为，不是图。", self.slot("bug.prefix_max", r.bug.prefix_max))
+        self.clear_stage()
+        pic = parts.picture(parts.weight_colors(r.weights), cell=min(0.42, 2.8 / r.shape[1]))
+        gap = self.slot("bug.weights_gap", r.bug_weights_gap)
+        left = VGroup(words(book, "批 {} · 头 {} 的注意力权重", book.index("batch[0]", 0), book.index("head[0]", 0),
+                            color=style.TEXT),
+                      pic, words(book, "空格：未来位置，权重最大为 {}", self.slot("future_weight", r.future_weight)),
+                      words(book, "错误合并的权重与它的最大差 {}", gap)).arrange(DOWN, buff=0.25)
+        rows = [[words(book, "实现"), words(book, "改未来后的前缀最大差")],
+                [words(book, "正确合并：先转置回来再 reshape", color=style.TEXT), self.change("on.prefix_max", r.on.prefix_max)],
+                [words(book, "错误合并：直接 reshape", color=style.TEXT), bug]]
+        verdict = ("权重图相同，行为不同：改未来输入直接检验因果性" if r.bug.prefix_max > 0 else
+                   "两种实现这一次都通过了：检验的是行为本身")
+        right = VGroup(parts.table(rows), words(book, verdict, color=style.ACCENT, size=style.BODY_SIZE)) \
+            .arrange(DOWN, buff=0.5, aligned_edge=LEFT)
+        self.place(left, right, split=0.4, top=False)
+        self.play(Appear(left))
+        self.play(Appear(right))

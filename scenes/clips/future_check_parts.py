@@ -1,0 +1,171 @@
+"""Builders for the future-check clip: rows of positions drawn as colour strips beside
+their numbers, a zoom on one position, gradient bars, mask and weight pictures.
+
+A [B, T, D] tensor is drawn as a lecturer would: each position a strip of D coloured
+cells (no digits), and one number per position beside it (a norm or a largest change).
+Every number goes through the NumberBook.
+"""
+from __future__ import annotations
+
+import numpy as np
+from manim import (DOWN, LEFT, RIGHT, UP, DashedLine, Line, ManimColor, Mobject, Rectangle, VGroup,
+                   interpolate_color)
+
+from scenes.kit import style
+
+ROW_H = 0.36          # one position's row
+CELL_H = 0.28         # a strip cell's height
+STRIP_W = 2.6         # a strip's width at most (D cells)
+COL_GAP = 0.35
+SMALL = style.LABEL_SIZE
+
+
+def exact(value: float) -> int:
+    """Decimals for a drawn change: an exact zero is drawn as 0, anything else with 4."""
+    return 0 if value == 0 else 4
+
+
+def exact_decimals(value: float) -> int:
+    """Fewest decimals (up to 6) that show an input such as p or delta exactly, else 6."""
+    return style.decimals_for([value], (0, 1, 2, 3, 4, 5, 6))
+
+
+def signed_color(value: float, limit: float) -> ManimColor:
+    """Diverging scale: negative towards the query blue, positive towards the key orange."""
+    t = float(np.clip(value / limit, -1, 1)) if limit > 0 else 0.0
+    end = style.KEY if t >= 0 else style.QUERY
+    return interpolate_color(ManimColor(style.HEAT_LOW), ManimColor(end), abs(t))
+
+
+def strip(values, limit: float, cell_w: float) -> VGroup:
+    """One position's D features as a row of coloured cells (no digits)."""
+    cells = VGroup(*[Rectangle(width=cell_w, height=CELL_H, stroke_width=0.5, stroke_color=style.GRID_LINE,
+                               fill_color=signed_color(v, limit), fill_opacity=1)
+                     for v in values])
+    return cells.arrange(RIGHT, buff=0)
+
+
+def cell_width(d: int) -> float:
+    return min(0.26, STRIP_W / d)
+
+
+def words(book, template: str, *slots, color=style.MUTED, size=SMALL) -> Mobject:
+    return book.text(template, *slots, color=color, size=size)
+
+
+class Board(VGroup):
+    """Rows of positions, one block per batch: position | strip | strip | number.
+
+    columns: the three column titles; rows[b][t] = (left strip, right strip, number)."""
+
+    def __init__(self, book, columns, rows, prefix: int):
+        super().__init__()
+        t_count = len(rows[0])
+        strip_w = max(r[0].width for block in rows for r in block)
+        num_w = max(max(r[2].width for block in rows for r in block), 1.0)
+        xs = [0.0, 0.45, 0.45 + strip_w + COL_GAP, 0.45 + 2 * (strip_w + COL_GAP)]
+        y = 0.0
+        head = VGroup(words(book, "t"), *[words(book, c) for c in columns])
+        for k, mob in enumerate(head):
+            mob.move_to([xs[k] + (0 if k == 0 else (strip_w if k < 3 else num_w) / 2), y, 0])
+        self.add(head)
+        self.numbers, self.lefts, self.rights = [], [], []
+        for b, block in enumerate(rows):
+            y -= ROW_H * 1.15
+            tag = words(book, "批 {}", book.index(f"batch[{b}]", b), color=style.TEXT)
+            self.add(tag.move_to([xs[1], y, 0], aligned_edge=LEFT))
+            for t, (left, right, number) in enumerate(block):
+                y -= ROW_H
+                color = style.TEXT if t < prefix else style.MASK
+                pos = book.text("{}", book.index(f"position[{t}]", t), color=color, size=SMALL)
+                self.add(pos.move_to([xs[0], y, 0]))
+                left.move_to([xs[1], y, 0], aligned_edge=LEFT)
+                right.move_to([xs[2], y, 0], aligned_edge=LEFT)
+                number.move_to([xs[3] + num_w, y, 0], aligned_edge=RIGHT)
+                self.add(left, right, number)
+                self.lefts.append(left)
+                self.rights.append(right)
+                self.numbers.append(number)
+            if 0 < prefix < t_count:   # the boundary between the kept and the perturbed positions
+                cut = y + (t_count - 1 - prefix) * ROW_H + ROW_H / 2
+                self.add(DashedLine([xs[0] - 0.2, cut, 0], [xs[2] + strip_w, cut, 0], dash_length=0.08,
+                                    stroke_width=2, color=style.MASK))
+
+
+def zoom(book, title: Mobject, heads: tuple[str, str], names: tuple[str, str], a, b, colors) -> VGroup:
+    """One position's D features from two runs, side by side: c | a[c] | b[c]."""
+    rows = [[words(book, "c"), words(book, heads[0]), words(book, heads[1])]]
+    for c in range(len(a)):
+        rows.append([book.text("{}", book.index(f"feature[{c}]", c), color=style.MUTED, size=SMALL),
+                     book.num(f"{names[0]}[{c}]", a[c], 4, color=colors[0], size=SMALL),
+                     book.num(f"{names[1]}[{c}]", b[c], 4, color=colors[1], size=SMALL)])
+    widths = [max(r[k].width for r in rows) for k in range(3)]
+    table = VGroup()
+    for i, row in enumerate(rows):
+        x = 0.0
+        for k, mob in enumerate(row):
+            mob.move_to([x + widths[k], -i * ROW_H * 0.95, 0], aligned_edge=RIGHT)
+            x += widths[k] + 0.4
+            table.add(mob)
+    y = rows[0][0].get_y() - ROW_H * 0.95 / 2
+    rule = Line([table.get_left()[0], y, 0], [table.get_right()[0], y, 0], color=style.GRID_LINE, stroke_width=2)
+    return VGroup(title, VGroup(table, rule)).arrange(DOWN, buff=0.25)
+
+
+def bar_chart(book, b: int, values, prefix: int, unit: float) -> VGroup:
+    """Gradient norms per position: bars with their numbers on top, positions below."""
+    nums = [book.num(f"grad[{b}][{t}]", v, exact(v), size=SMALL,
+                     color=style.ACCENT if t < prefix else style.VALUE) for t, v in enumerate(values)]
+    pitch = max(max(n.width for n in nums) + 0.25, 0.9)
+    group = VGroup()
+    for t, (v, num) in enumerate(zip(values, nums)):
+        color = style.ACCENT if t < prefix else style.VALUE
+        bar = Rectangle(width=0.5, height=max(float(v) * unit, 0.02), fill_color=color, fill_opacity=0.85,
+                        stroke_width=0).move_to([t * pitch, 0, 0], aligned_edge=DOWN)
+        num.next_to(bar, UP, buff=0.1)
+        pos = book.text("{}", book.index(f"position[{t}]", t), size=SMALL,
+                        color=style.TEXT if t < prefix else style.MASK)
+        group.add(VGroup(bar, num, pos.next_to([t * pitch, 0, 0], DOWN, buff=0.12)))
+    base = Line([-0.45, 0, 0], [(len(values) - 1) * pitch + 0.45, 0, 0], color=style.GRID_LINE)
+    tag = words(book, "批 {}", book.index(f"batch[{b}]", b), color=style.TEXT)
+    tag.next_to(base, LEFT, buff=0.35)
+    return VGroup(base, group, tag)
+
+
+def picture(colors, cell: float = 0.36) -> VGroup:
+    """A T x T picture of coloured cells (a mask or the weights), no digits; None: an empty cell."""
+    grid = VGroup()
+    for i, row in enumerate(colors):
+        for j, color in enumerate(row):
+            grid.add(Rectangle(width=cell, height=cell, stroke_width=1, stroke_color=style.GRID_LINE,
+                               stroke_opacity=1 if color else 0.4, fill_color=color or style.BACKGROUND,
+                               fill_opacity=1 if color else 0).move_to([j * cell, -i * cell, 0]))
+    return grid
+
+
+def mask_colors(keep) -> list:
+    """Kept visible weights green, dropped red, the future (masked anyway) grey."""
+    t = len(keep)
+    return [[style.NAN_FILL if j > i else style.VALUE if keep[i][j] else style.MASK for j in range(t)]
+            for i in range(t)]
+
+
+def weight_colors(weights) -> list:
+    """Visible weights on the heat scale; the masked future left empty (the triangle)."""
+    low, high = ManimColor(style.HEAT_LOW), ManimColor(style.HEAT_HIGH)
+    return [[None if j > i else interpolate_color(low, high, float(np.clip(w, 0, 1))) for j, w in enumerate(row)]
+            for i, row in enumerate(weights)]
+
+
+def table(rows, gap: float = 0.45, row_h: float = 0.62) -> VGroup:
+    """Rows of mobjects in aligned columns (left-aligned words, right-aligned numbers)."""
+    widths = [max(r[k].width for r in rows) for k in range(len(rows[0]))]
+    group = VGroup()
+    for i, row in enumerate(rows):
+        x = 0.0
+        for k, mob in enumerate(row):
+            edge = LEFT if k == 0 else RIGHT
+            mob.move_to([x + (0 if k == 0 else widths[k]), -i * row_h, 0], aligned_edge=edge)
+            x += widths[k] + gap
+            group.add(mob)
+    return group

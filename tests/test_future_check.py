@@ -1,0 +1,274 @@
+"""4.5 future-check: every number the clip draws, recomputed here with PyTorch (float64).
+
+The oracle re-draws the clip's documented inputs with numpy's default_rng(seed), in the
+documented order (scenes/compute/future.py): x, w_qkv, w_out, b_out, u, the dropout draws;
+then runs its own causal multi-head attention in torch (explicit triu mask, torch.softmax,
+nn.Dropout's rule a * keep / (1 - p)) and takes gradients by autograd. scenes.compute is
+never used as the oracle.
+"""
+import dataclasses
+import math
+import random
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+from conftest import assert_refused, assert_video_with_captions, build, cli, inputs_for, manifest
+from scenes.clips import future_check as clip_module
+from scenes.compute import future as compute
+
+CLIP = "future-check"
+
+
+def draws(inputs):
+    """The documented draws, as torch float64 tensors (the dropout draws as numpy)."""
+    b, t, d = inputs["shape"]
+    rng = np.random.default_rng(inputs["seed"])
+    x = rng.standard_normal((b, t, d))
+    w_qkv = rng.standard_normal((d, 3 * d)) / math.sqrt(d)
+    w_out = rng.standard_normal((d, d)) / math.sqrt(d)
+    b_out = rng.standard_normal(d) / math.sqrt(d)
+    u = rng.standard_normal((b, t, d))
+    uniform = rng.random((2, b, inputs["heads"], t, t))
+    as_t = lambda a: torch.tensor(a, dtype=torch.float64)  # noqa: E731
+    return as_t(x), (as_t(w_qkv), as_t(w_out), as_t(b_out)), as_t(u), uniform
+
+
+def attention(x, weights, heads, causal=True, keep=None, p=0.0, wrong_merge=False):
+    """Linear(D, 3D) -> chunk -> heads -> masked softmax -> dropout -> @ V -> merge -> out proj."""
+    w_qkv, w_out, b_out = weights
+    b, t, d = x.shape
+    q, k, v = (a.reshape(b, t, heads, d // heads).transpose(1, 2) for a in (x @ w_qkv).chunk(3, dim=-1))
+    s = q @ k.transpose(-2, -1) / math.sqrt(d // heads)
+    if causal:
+        s = s.masked_fill(torch.ones(t, t, dtype=torch.bool).triu(1), -torch.inf)
+    a = torch.softmax(s, dim=-1)
+    dropped = a if keep is None else a * torch.tensor(keep, dtype=torch.float64) / (1 - p)
+    z = dropped @ v
+    merged = z.reshape(b, t, d) if wrong_merge else z.transpose(1, 2).reshape(b, t, d)
+    return merged @ w_out + b_out, a
+
+
+def rule(value):
+    """An exact zero must be drawn as exactly 0; anything else is compared at display precision."""
+    value = float(value)
+    return (lambda shown: shown == 0) if value == 0 else value
+
+
+def facts(inputs):
+    """The torch tensors behind every label."""
+    b, t, d = inputs["shape"]
+    heads, prefix, p = inputs["heads"], inputs["prefix"], inputs["dropout"]
+    x, weights, u, uniform = draws(inputs)
+    x2 = x.clone()
+    x2[:, prefix:] += inputs["delta"] * u[:, prefix:]
+    out = {"x": x, "x2": x2}
+    for name, causal in (("on", True), ("off", False)):
+        y, _ = attention(x, weights, heads, causal)
+        y2, _ = attention(x2, weights, heads, causal)
+        out[name] = (y, y2, (y2 - y).abs().amax(-1))
+    for name, causal in (("grad", True), ("grad_off", False)):
+        leaf = x.clone().requires_grad_(True)
+        y, _ = attention(leaf, weights, heads, causal)
+        loss = (y[:, :prefix] ** 2).sum()
+        loss.backward()
+        out[name] = leaf.grad.norm(dim=-1)
+        out[name + ".loss"] = loss.detach()
+    keep = uniform >= p
+    drop = lambda xx, k: attention(xx, weights, heads, keep=keep[k], p=p)[0]  # noqa: E731
+    gap = lambda a, c: (a - c)[:, :prefix].abs().max()  # noqa: E731
+    out["drop"] = {"noise": gap(drop(x, 0), drop(x, 1)), "both": gap(drop(x, 0), drop(x2, 1)),
+                   "shared": gap(drop(x, 0), drop(x2, 0))}
+    out["keep"] = keep
+    y, a = attention(x, weights, heads)
+    bug, bug_a = attention(x, weights, heads, wrong_merge=True)
+    bug2, _ = attention(x2, weights, heads, wrong_merge=True)
+    out["weights"], out["bug_weights_gap"] = a, (bug_a - a).abs().max()
+    out["bug"] = gap(bug, bug2)
+    return out
+
+
+def oracle(inputs):
+    """Every label the clip may draw, from torch and plain numpy written here."""
+    b, t, d = inputs["shape"]
+    prefix = inputs["prefix"]
+    f = facts(inputs)
+    o = {"section": "4.5", "prefix": prefix, "future": t - prefix, "heads": inputs["heads"],
+         "seed": inputs["seed"], "delta": inputs["delta"], "p": inputs["dropout"],
+         "visible": t * (t + 1) // 2, "head[0]": 0}
+    o.update({f"shape[{k}]": n for k, n in enumerate((b, t, d))})
+    o.update({f"batch[{k}]": k for k in range(b)})
+    o.update({f"position[{k}]": k for k in range(t)})
+    o.update({f"feature[{k}]": k for k in range(d)})
+    limit = float(f["x"].abs().max())
+    o["color.low"], o["color.high"] = -limit, limit
+    push = (f["x2"] - f["x"]).norm(dim=-1)
+    for name in ("on", "off"):
+        y, y2, change = f[name]
+        o[f"{name}.prefix_max"] = rule(change[:, :prefix].max())
+        for c in range(d):
+            o[f"{name}.y[0][{prefix - 1}][{c}]"] = float(y[0, prefix - 1, c])
+            o[f"{name}.y2[0][{prefix - 1}][{c}]"] = float(y2[0, prefix - 1, c])
+    for i in range(b):
+        for j in range(t):
+            o[f"push[{i}][{j}]"] = rule(push[i, j])
+            o[f"grad[{i}][{j}]"] = rule(f["grad"][i, j])
+            for name in ("on", "off"):
+                o[f"{name}.change[{i}][{j}]"] = rule(f[name][2][i, j])
+    o["loss"] = float(f["grad.loss"])
+    o["future_grad"] = rule(f["grad"][:, prefix:].max())
+    o["future_grad_off"] = rule(f["grad_off"][:, prefix:].max())
+    o.update({f"drop.{k}": rule(v) for k, v in f["drop"].items()})
+    lower = np.tril(np.ones((t, t), bool))
+    for k in range(2):
+        o[f"dropped[{k}]"] = int(np.sum(~f["keep"][k, 0, 0] & lower))
+    future = ~torch.ones(t, t, dtype=torch.bool).tril()
+    o["future_weight"] = rule(f["weights"][..., future].max())
+    o["bug.weights_gap"] = rule(f["bug_weights_gap"])
+    o["bug.prefix_max"] = rule(f["bug"])
+    return o
+
+
+def legal_inputs(rng: random.Random) -> dict:
+    """Options at the limits of the rules: the largest shape, every head count that divides D,
+    the first and last prefix, delta at +-100 and tiny or 1/3, the largest seed, p near 1."""
+    b = rng.choice([1, 2, 2])
+    t = rng.choice([2, 8, 8, rng.randint(2, 8)])
+    d = rng.choice([1, 12, 12, rng.randint(1, 12)])
+    heads = rng.choice([h for h in range(1, d + 1) if d % h == 0])
+    prefix = rng.choice([1, t - 1, rng.randint(1, t - 1)])
+    delta = rng.choice(["100", "-100", "1/3", "0.00001", "-0.00001", f"{rng.uniform(-100, 100):.3f}"])
+    p = rng.choice(["0", "0.99999", "1/3", "0.5", f"{rng.random() * 0.999:.4f}"])
+    seed = rng.choice([0, 2**31 - 1, rng.randint(0, 2**31 - 1)])
+    return {"shape": f"{b},{t},{d}", "heads": str(heads), "prefix": str(prefix), "delta": delta,
+            "seed": str(seed), "dropout": p}
+
+
+# ---------------------------------------------------------------- the book's facts
+@pytest.fixture(scope="module")
+def default_built():
+    return build(CLIP)
+
+
+def test_book_default_prefix_difference_is_exactly_zero(default_built):
+    inputs = default_built.scene.inputs
+    assert inputs["shape"] == (2, 6, 12) and inputs["heads"] == 3 and inputs["prefix"] == 4
+    f = facts(inputs)
+    assert f["on"][2][:, :4].max().item() == 0.0                  # torch: exactly 0 with the mask
+    assert f["off"][2][:, :4].max().item() > 1                    # and it moves without it
+    assert default_built.value("on.prefix_max")["text"] == "0"
+    assert default_built.value("off.prefix_max")["value"] > 1
+    assert f["grad"][:, 4:].max().item() == 0.0                   # autograd: exactly 0 on the future
+    assert [default_built.value(f"grad[{b}][{t}]")["text"] for b in range(2) for t in (4, 5)] == ["0"] * 4
+    assert all(default_built.value(f"grad[{b}][{t}]")["value"] > 0 for b in range(2) for t in range(4))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 7, 2**31 - 1])
+def test_exact_zeros_hold_for_other_inputs(seed):
+    """torch and the compute module: 0 with the mask or a shared dropout mask, on every seed."""
+    rng = random.Random(seed)
+    raw = legal_inputs(rng)
+    inputs = clip_module.rules(raw)
+    f = facts(inputs)
+    p = inputs["prefix"]
+    assert f["on"][2][:, :p].max().item() == 0.0
+    assert f["grad"][:, p:].max().item() == 0.0
+    assert f["drop"]["shared"].item() == 0.0
+    r = compute.future_check(inputs["shape"], inputs["heads"], p, inputs["delta"], inputs["seed"],
+                             inputs["dropout"])
+    assert r.on.prefix_max == 0.0 and r.future_grad == 0.0 and r.drop_shared == 0.0
+    np.testing.assert_allclose(r.off.change, f["off"][2].numpy(), rtol=1e-9, atol=1e-12)
+
+
+def test_analytic_gradient_equals_autograd():
+    """The compute module's backprop (with dropout, mask on and off) against torch autograd."""
+    inputs = clip_module.rules({"shape": "2,5,6", "heads": "2", "prefix": "3", "seed": "3", "dropout": "0.3"})
+    x, weights, _, uniform = draws(inputs)
+    nx, w, _, _ = compute.draw(inputs["shape"], 2, 3)
+    keep = uniform[0] >= 0.3
+    for causal in (True, False):
+        leaf = x.clone().requires_grad_(True)
+        y, _ = attention(leaf, weights, 2, causal, keep=keep, p=0.3)
+        (y[:, :3] ** 2).sum().backward()
+        fw = compute.forward(nx, w, 2, causal=causal, keep=keep, p=0.3)
+        _, dy = compute.prefix_loss(fw.y, 3)
+        np.testing.assert_allclose(compute.input_gradient(fw, dy, w), leaf.grad.numpy(), rtol=1e-9, atol=1e-12)
+
+
+def test_oracle_attention_is_pytorch_attention():
+    """The oracle's hand-written causal attention equals F.scaled_dot_product_attention."""
+    inputs = clip_module.rules({"shape": "2,6,12", "heads": "3", "seed": "5"})
+    x, (w_qkv, w_out, b_out), _, _ = draws(inputs)
+    q, k, v = (a.reshape(2, 6, 3, 4).transpose(1, 2) for a in (x @ w_qkv).chunk(3, dim=-1))
+    z = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    expected = z.transpose(1, 2).reshape(2, 6, 12) @ w_out + b_out
+    assert torch.allclose(attention(x, (w_qkv, w_out, b_out), 3)[0], expected, rtol=0, atol=1e-12)
+
+
+def test_drawn_zero_means_exactly_zero(default_built):
+    """Every change, norm or gradient drawn as 0 is exactly 0 in torch, and only those."""
+    expected = oracle(default_built.scene.inputs)
+    for rec in default_built.numbers:
+        want = expected[rec["label"]]
+        if callable(want):
+            assert rec["text"] == "0", rec
+        elif rec["text"] == "0":
+            assert want == 0, rec
+
+
+# ---------------------------------------------------------------- captions chosen by the data
+def patched(monkeypatch, **changes):
+    """Build the clip with some of the compute module's findings replaced."""
+    original = compute.future_check
+
+    def fake(*args):
+        r = original(*args)
+        runs = {k: dataclasses.replace(getattr(r, k), **v) for k, v in changes.items() if isinstance(v, dict)}
+        plain = {k: v for k, v in changes.items() if not isinstance(v, dict)}
+        return dataclasses.replace(r, **runs, **plain)
+    monkeypatch.setattr(compute, "future_check", fake)
+    return [s["caption"] for s in build(CLIP).manifest()["steps"]]
+
+
+def test_captions_follow_the_data(monkeypatch):
+    caps = patched(monkeypatch, on={"prefix_max": 0.5}, off={"prefix_max": 0.0}, future_grad=0.25,
+                   drop_noise=0.0, bug={"prefix_max": 0.0})
+    assert "漏洞" in caps[1] and "0.5000" in caps[1]
+    assert "碰巧没变" in caps[2]
+    assert "却有 0.2500" in caps[3]
+    assert "恰好相同" in caps[4]
+    assert "这一次没有改变" in caps[5]
+
+
+def test_no_dropout_and_one_head_are_said_truthfully():
+    built = build(CLIP, inputs_for(CLIP, heads="1", dropout="0"))
+    caps = [s["caption"] for s in built.manifest()["steps"]]
+    assert "p = 0：不丢弃任何项" in caps[4]
+    assert "只有一个头" in caps[5] and built.value("bug.prefix_max")["text"] == "0"
+
+
+# ---------------------------------------------------------------- the command line
+@pytest.mark.parametrize("args, option", [
+    (["--shape", "3,6,12"], "--shape"), (["--shape", "2,9,12"], "--shape"), (["--shape", "2,6"], "--shape"),
+    (["--shape", "2,6,13"], "--shape"), (["--heads", "5"], "--heads"), (["--heads", "0"], "--heads"),
+    (["--prefix", "6"], "--prefix"), (["--prefix", "0"], "--prefix"), (["--delta", "0"], "--delta"),
+    (["--delta", "100.5"], "--delta"), (["--delta", "nan"], "--delta"), (["--seed", "-1"], "--seed"),
+    (["--seed", str(2**31)], "--seed"), (["--dropout", "1"], "--dropout"), (["--dropout", "-0.1"], "--dropout"),
+])
+def test_bad_input_is_one_line_and_exit_2(tmp_path, args, option):
+    assert_refused(tmp_path, CLIP, args, option)
+
+
+def test_dry_run_writes_the_manifest(tmp_path):
+    code, out = cli(CLIP, "--shape", "1,3,4", "--heads", "2", "--dry-run", "--out", str(tmp_path))
+    assert code == 0, out
+    m = manifest(tmp_path / f"{CLIP}.numbers.json")
+    assert m["inputs"]["shape"] == [1, 3, 4] and m["inputs"]["prefix"] == 1 and len(m["steps"]) == 6
+
+
+def test_tiny_real_render(tiny_render):
+    out = tiny_render(CLIP, inputs_for(CLIP, shape="1,3,4", heads="2"))
+    captions = assert_video_with_captions(out, CLIP, 6)
+    assert "最大前缀差恰为 0" in captions[1][2]

@@ -1,0 +1,256 @@
+"""4.8 配套实现怎样对照每一行: the companion code's attention, one line at a time with the
+shape it makes; the two meanings of d_out; the check against PyTorch's SDPA."""
+import re
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for plain `manim` runs
+
+from manim import DOWN, LEFT, RIGHT, VGroup  # noqa: E402
+
+from scenes.clips.implementation_parts import Listing, lines, table, width_bar  # noqa: E402
+from scenes.compute import implementation as compute  # noqa: E402
+from scenes.kit import style  # noqa: E402
+from scenes.kit.anim import Appear  # noqa: E402
+from scenes.kit.base import ClipScene  # noqa: E402
+from scenes.kit.layout import content_center, content_height, content_width, fit  # noqa: E402
+from scenes.pipeline.inputs import InputError, integer  # noqa: E402
+from scenes.pipeline.registry import Clip, Option  # noqa: E402
+
+LIMITS = {"B": 4, "T": 8, "D": 64}   # the running example stays legible up to these
+MAX_HEADS = 8
+MAX_SEED = 2 ** 31 - 1
+PRECISION = 1e-12                    # differences below this are float64 rounding
+
+
+def rules(raw: dict) -> dict:
+    text = str(raw.get("shape", "2,5,12"))
+    parts = [s for s in re.split(r"[,\s]+", text.strip()) if s]
+    if len(parts) != 3:
+        raise InputError("shape", text, "is B,T,D: three whole numbers")
+    sizes = []
+    for axis, part in zip(LIMITS, parts):
+        if not re.fullmatch(r"\+?\d{1,3}", part) or not 1 <= int(part) <= LIMITS[axis]:
+            raise InputError("shape", text, f"{axis} must be a whole number from 1 to {LIMITS[axis]}")
+        sizes.append(int(part))
+    heads = integer(raw.get("heads", 3), "heads", 1, MAX_HEADS)
+    if sizes[2] % heads:
+        raise InputError("heads", str(raw.get("heads")),
+                         f"must divide D = {sizes[2]}: each head gets D/H features")
+    seed = integer(raw.get("seed", 0), "seed", 0, MAX_SEED)
+    return {"shape": tuple(sizes), "heads": heads, "seed": seed}
+
+
+class Implementation(ClipScene):
+    spec = Clip(
+        name="implementation", section="4.8", title="配套实现怎样对照每一行",
+        summary="4.8 配套实现：逐行对照形状、d_out 的两种含义、与 PyTorch SDPA 核对",
+        rules=rules,
+        defaults={"shape": "2,5,12", "heads": 3, "seed": 0},
+        options=(
+            Option("shape", "B,T,D of the running example (B <= 4, T <= 8, D <= 64)"),
+            Option("heads", "H, 1 to 8, divides D"),
+            Option("seed", "seed of the SDPA check's Q, K, V (0 to 2**31-1)"),
+        ),
+    )
+
+    def compute(self):
+        b, t, d_model = self.inputs["shape"]
+        heads = self.inputs["heads"]
+        shapes = compute.code_shapes((b, t, d_model), heads)
+        return SimpleNamespace(shapes=shapes, widths=compute.out_widths(d_model, heads),
+                               check=compute.sdpa_check(shapes.heads, self.inputs["seed"]))
+
+    def construct(self):
+        self.listing = self.code_listing()
+        self.band = None
+        self.projection()
+        self.scores()
+        self.merge()
+        self.d_out()
+        self.sdpa()
+        self.end()
+
+    # -- helpers
+    def shape(self, name):
+        return self.book.coords(f"shape.{name}", getattr(self.result.shapes, name))
+
+    def const(self, label, value):
+        return self.book.index(f"code.{label}", value)
+
+    def pair(self, label, values):
+        return [self.const(f"{label}[{k}]", v) for k, v in enumerate(values)]
+
+    def code_listing(self):
+        """The companion code's Attention (__init__ and forward), each row with its shape."""
+        book, c, s = self.book, compute, self.result.shapes
+        f = book.compose
+        arrow = "{} → {}"
+        rows = [
+            (f("def __init__(self, D, H, L):"), style.MUTED, None),
+            (f("    self.qkv = nn.Linear(D, {} * D, bias=False)", self.const("qkv_factor", c.QKV_FACTOR)),
+             style.TEXT, f("weight {}", self.shape("qkv_weight"))),
+            (f("    self.proj = nn.Linear(D, D)"), style.TEXT, f("weight {}", self.shape("proj_weight"))),
+            (f("    future = torch.ones(L, L).triu(diagonal={})", self.const("diagonal", c.DIAGONAL)),
+             style.TEXT, f("[L, L]，对角线以上为 True")),
+            (f('    self.register_buffer("future", future.bool())'), style.TEXT, f("布尔缓冲区：未来位置")),
+            (f("def forward(self, x, cache=None):"), style.MUTED,
+             f("cache 见第 {} 章", book.index("chapter.cache", c.CACHE_CHAPTER))),
+            (f("    B, T, D = x.shape;  d = D // H"), style.TEXT,
+             f("x {}，d = {}", self.shape("x"), book.index("shape.head_dim", s.head_dim))),
+            (f("    q, k, v = self.qkv(x).chunk({}, dim={})", self.const("chunks", c.CHUNKS),
+               self.const("chunk_dim", c.CHUNK_DIM)), style.TEXT,
+             f("{} → {} × {}", self.shape("qkv"), book.index("shape.chunks", c.CHUNKS), self.shape("q"))),
+            (f("    q = q.view(B, T, H, d).transpose({}, {})", *self.pair("split_swap", c.HEAD_SWAP)),
+             style.TEXT, f(arrow, self.shape("split"), self.shape("heads"))),
+            (f("    s = q @ k.transpose({}, {}) / math.sqrt(d)", *self.pair("key_swap", c.KEY_SWAP)),
+             style.TEXT, self.shape("scores")),
+            (f("    mask = self.future[:T, :T]"), style.TEXT, f("mask {}", self.shape("mask"))),
+            (f('    s = s.masked_fill(mask, float("-inf"))'), style.TEXT, self.shape("scores")),
+            (f("    a = torch.softmax(s, dim={})", self.const("softmax_dim", c.SOFTMAX_DIM)), style.TEXT,
+             self.shape("weights")),
+            (f("    z = (a @ v).transpose({}, {})", *self.pair("merge_swap", c.HEAD_SWAP)), style.TEXT,
+             f(arrow, self.shape("context"), self.shape("back"))),
+            (f("    z = z.reshape(B, T, D)"), style.TEXT, self.shape("merged")),
+            (f("    return self.proj(z)"), style.TEXT, self.shape("out")),
+        ]
+        listing = Listing(book, rows)
+        fit(listing, content_width(), content_height())
+        return listing.move_to(content_center())
+
+    def walk(self, rows):
+        """Highlight each row in turn and show the shape it produces."""
+        for i in rows:
+            band = self.listing.highlight(i).set_z_index(-1)
+            note = self.listing.note(i)
+            if self.band is None:
+                self.play(Appear(band), run_time=0.4)
+            else:
+                self.play(self.band.animate.become(band), run_time=0.4)
+                band = self.band
+            self.band = band
+            if note is not None:
+                self.play(Appear(note), run_time=0.5)
+            self.wait(0.3)
+
+    # -- steps
+    def projection(self):
+        s, c = self.result.shapes, compute
+        heads = self.book.index("heads", self.inputs["heads"])
+        if self.inputs["heads"] == 1:
+            self.step("一个 Linear(D, {}D) 同时算出 Q、K、V，chunk 切成 {} 份；H = {}：view 与 transpose "
+                      "只加出一个头轴，d = D = {}。", self.const("qkv_factor", c.QKV_FACTOR),
+                      self.const("chunks", c.CHUNKS), heads, self.book.index("shape.head_dim", s.head_dim))
+        else:
+            self.step("一个 Linear(D, {}D) 同时算出 Q、K、V，chunk 切成 {} 份，view 与 transpose 拆成 {} 个头，"
+                      "每头宽 d = {}（k、v 同样拆）。", self.const("qkv_factor", c.QKV_FACTOR),
+                      self.const("chunks", c.CHUNKS), heads, self.book.index("shape.head_dim", s.head_dim))
+        self.play(Appear(self.listing.codes), run_time=0.8)
+        self.walk(range(1, 9))
+
+    def scores(self):
+        s = self.result.shapes
+        if s.masked:
+            self.step("分数 q @ kᵀ 只乘最后两轴，得到 {}；future[:T, :T] 遮住 {} 个未来位置，softmax 后每行和为一。",
+                      self.shape("scores"), self.book.index("masked", s.masked))
+        else:
+            self.step("分数 q @ kᵀ 只乘最后两轴，得到 {}；T = {} 时 future[:T, :T] 没有未来位置可遮，"
+                      "softmax 照常按行归一。", self.shape("scores"), self.book.index("shape.mask[0]", s.mask[0]))
+        self.walk(range(9, 13))
+
+    def merge(self):
+        if self.inputs["heads"] == 1:
+            self.step("a @ v 得到上下文；只有一个头，transpose 与 reshape 只去掉头轴，得到 {}，再经输出投影。",
+                      self.shape("merged"))
+        else:
+            self.step("a @ v 得到每头的上下文，先 transpose 换回再 reshape 成 {}，最后由输出投影混合各头。",
+                      self.shape("merged"))
+        self.walk(range(13, 16))
+
+    def d_out(self):
+        book, w = self.book, self.result.widths
+        b, t, d_model = self.inputs["shape"]
+        heads = self.inputs["heads"]
+        if heads == 1:
+            self.step("只有一个头时两种 d_out 相同：每头宽度就是总宽度 {}，照搬也不会出错。",
+                      book.index("wrapper.d_out", w.head_dim))
+        else:
+            self.step("同名不同义：Wrapper 的 d_out 是每头宽度，MultiHeadAttention 的是总宽度；"
+                      "照搬 d_out = {} 会让输出宽 {} 倍。", book.index("copied.d_out", w.total),
+                      book.index("copied.factor", w.factor))
+        self.clear_stage()
+        self.band = None
+        unit = 7.0 / w.copied
+        blocks = []
+        for name, cls, d_out, segments, seg_w, color, verdict in (
+                ("wrapper", "MultiHeadAttentionWrapper", w.head_dim, heads, w.head_dim, style.VALUE,
+                 "d_out 是每个头的宽度：H 个头各输出 d_out，拼接后宽 H·d_out"),
+                ("mha", "MultiHeadAttention", w.total, heads, w.total // heads, style.QUERY,
+                 "d_out 是所有头的总宽度：一次投影后拆成 H 个头，每头 d_out/H"),
+                ("copied", "MultiHeadAttentionWrapper", w.total, heads, w.total, style.MASK,
+                 "把 MultiHeadAttention 的 d_out 照搬给 Wrapper")):
+            width = segments * seg_w
+            code = book.text("{}(d_in={}, d_out={}, num_heads={})", book.user_text(cls),
+                             book.index(f"{name}.d_in", d_model), book.index(f"{name}.d_out", d_out),
+                             book.index(f"{name}.heads", heads), font=style.NUMBER_FONT, size=20)
+            note = book.text(verdict, size=20, color=style.MUTED)
+            bar = width_bar(segments, seg_w, color, unit)
+            out = book.coords(f"{name}.shape", (b, t, width))
+            if name == "copied" and w.factor > 1:
+                tag = book.text("输出 {}：宽了 {} 倍", out, book.index("copied.factor", w.factor),
+                                size=20, color=style.MASK)
+            else:
+                tag = book.text("输出 {}", out, size=20, color=color)
+            tag.next_to(bar, RIGHT, buff=0.3)
+            blocks.append(VGroup(code, note, VGroup(bar, tag)).arrange(DOWN, aligned_edge=LEFT, buff=0.14))
+        group = VGroup(*blocks).arrange(DOWN, aligned_edge=LEFT, buff=0.42)
+        fit(group, content_width(), content_height())
+        group.move_to(content_center())
+        for block in blocks:
+            self.play(Appear(block), run_time=0.6)
+            self.wait(0.3)
+
+    def sdpa(self):
+        book, chk, c = self.book, self.result.check, compute
+        forward, bits = book.fmt("sdpa.forward", chk.forward), book.index("sdpa.bits", c.FLOAT_BITS)
+        grad = None if chk.forward == chk.grad == 0 else book.fmt("sdpa.grad", chk.grad)
+        if grad is None:
+            self.step("手写注意力与 PyTorch SDPA 的前向输出和三个梯度完全相同：最大差都是 {}。", forward)
+        elif max(chk.forward, chk.grad) < PRECISION:
+            self.step("手写注意力与 PyTorch SDPA：前向最大差 {}，梯度最大差 {}，都在 float{} 的舍入误差之内。",
+                      forward, grad, bits)
+        else:
+            self.step("手写注意力与 PyTorch SDPA 相差 {}（梯度 {}），超出 float{} 的舍入误差。", forward, grad, bits)
+        self.clear_stage()
+        code = lines(book, [
+            ("# 手写（本章）", style.MUTED),
+            (book.compose("s = q @ k.transpose({}, {}) / math.sqrt(d)", *self.pair("key_swap", c.KEY_SWAP)),
+             style.TEXT),
+            (book.compose('z = torch.softmax(s.masked_fill(future, float("-inf")), dim={}) @ v',
+                          self.const("softmax_dim", c.SOFTMAX_DIM)), style.TEXT),
+            ("# PyTorch", style.MUTED),
+            ("z = F.scaled_dot_product_attention(q, k, v, is_causal=True)", style.TEXT)],
+            size=20, font=style.NUMBER_FONT, buff=0.12)
+        setup = lines(book, [
+            (book.compose("Q、K、V 形状 {}，torch.float{}，CPU，torch.manual_seed({})",
+                          book.coords("sdpa.shape", chk.shape), bits, book.index("seed", self.inputs["seed"])),
+             style.TEXT),
+            ("两条路线用同一个上游梯度 G（同样随机），L = Σ z·G，比较 ∂L/∂Q、∂L/∂K、∂L/∂V", style.MUTED)])
+        rows = [(book.text(words, size=20), book.num(label, value, color=color))
+                for words, label, value, color in (
+                    ("前向 z：最大 |差|", "sdpa.forward", chk.forward, style.ACCENT),
+                    ("梯度 ∂L/∂Q：最大 |差|", "sdpa.grad_q", chk.grad_q, style.QUERY),
+                    ("梯度 ∂L/∂K：最大 |差|", "sdpa.grad_k", chk.grad_k, style.KEY),
+                    ("梯度 ∂L/∂V：最大 |差|", "sdpa.grad_v", chk.grad_v, style.VALUE))]
+        eps = book.text("参照：float{} 的机器精度 eps = {}", bits, book.fmt("sdpa.eps", chk.eps), size=20,
+                        color=style.MUTED)
+        gaps = table(rows, row_h=0.42)
+        limits = lines(book, [("未覆盖：GPU 融合内核（如 FlashAttention）的结果与性能、半精度；这里只测了 CPU 上的小张量。",
+                               style.MUTED)])
+        group = VGroup(code, setup, VGroup(gaps, eps).arrange(DOWN, aligned_edge=LEFT, buff=0.22), limits)
+        group.arrange(DOWN, aligned_edge=LEFT, buff=0.32)
+        fit(group, content_width(), content_height())
+        group.move_to(content_center())
+        for part in group:
+            self.play(Appear(part), run_time=0.6)

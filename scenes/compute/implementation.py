@@ -1,0 +1,136 @@
+"""4.8: the companion code's attention, line by line: the shape each line makes, the two
+meanings of d_out, and the check of the hand-written attention against PyTorch's SDPA.
+
+The shapes are numpy (arrays of zeros pushed through the same reshapes and transposes).
+The SDPA check is the one place in scenes/compute that needs PyTorch: its point is to
+compare `torch.nn.functional.scaled_dot_product_attention` (forward and autograd) with
+the hand-written formula, which no numpy code can stand in for. torch is a pinned
+dependency (requirements.txt); it is imported inside `sdpa_check` only, so listing or
+rendering other clips never pays for the import. The check is seeded and runs on the CPU
+in float64, so a render repeats it exactly.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+# The numbers written in the listing (each one is also what the computation below uses).
+QKV_FACTOR = 3          # nn.Linear(D, 3 * D): Q, K and V in one projection
+CHUNKS = 3              # .chunk(3, dim=-1)
+CHUNK_DIM = -1
+HEAD_SWAP = (1, 2)      # .transpose(1, 2): [B, T, H, d] <-> [B, H, T, d]
+KEY_SWAP = (-2, -1)     # k.transpose(-2, -1): the last two axes
+SOFTMAX_DIM = -1        # softmax over the keys
+DIAGONAL = 1            # triu(diagonal=1): True strictly above the diagonal = the future
+CACHE_CHAPTER = 8       # the chapter that explains forward's cache argument
+FLOAT_BITS = 64         # the check runs in torch.float64
+
+
+@dataclass(frozen=True)
+class CodeShapes:
+    """The shape each line of the listing produces, for input x of shape [B, T, D] and H heads."""
+    x: tuple            # [B, T, D]
+    head_dim: int       # d = D // H
+    qkv_weight: tuple   # nn.Linear(D, 3D).weight: [3D, D]
+    proj_weight: tuple  # nn.Linear(D, D).weight: [D, D]
+    qkv: tuple          # qkv(x): [B, T, 3D]
+    q: tuple            # one chunk: [B, T, D]
+    split: tuple        # .view(B, T, H, d): [B, T, H, d]
+    heads: tuple        # .transpose(1, 2): [B, H, T, d]
+    scores: tuple       # q @ k^T: [B, H, T, T]
+    mask: tuple         # future[:T, :T]: [T, T]
+    masked: int         # True entries in that mask: T(T-1)/2 future keys
+    weights: tuple      # softmax: [B, H, T, T]
+    context: tuple      # a @ v: [B, H, T, d]
+    back: tuple         # .transpose(1, 2): [B, T, H, d]
+    merged: tuple       # .reshape(B, T, D): [B, T, D]
+    out: tuple          # proj(z): [B, T, D]
+
+
+def code_shapes(shape: tuple, heads: int) -> CodeShapes:
+    """Push zeros of shape [B, T, D] through the listing's operations, in numpy."""
+    b, t, d_model = shape
+    d = d_model // heads
+    x = np.zeros((b, t, d_model))
+    w_qkv = np.zeros((QKV_FACTOR * d_model, d_model))      # torch stores [out, in]
+    w_proj = np.zeros((d_model, d_model))
+    qkv = x @ w_qkv.T
+    q, k, v = np.split(qkv, CHUNKS, axis=CHUNK_DIM)
+    split = q.reshape(b, t, heads, d)
+    q_h = split.swapaxes(*HEAD_SWAP)
+    k_h = k.reshape(b, t, heads, d).swapaxes(*HEAD_SWAP)
+    v_h = v.reshape(b, t, heads, d).swapaxes(*HEAD_SWAP)
+    scores = q_h @ k_h.swapaxes(*KEY_SWAP) / math.sqrt(d)
+    future = np.triu(np.ones((t, t), bool), DIAGONAL)
+    masked = np.where(future, -np.inf, scores)
+    exp = np.exp(masked - masked.max(axis=SOFTMAX_DIM, keepdims=True))
+    weights = exp / exp.sum(axis=SOFTMAX_DIM, keepdims=True)
+    context = weights @ v_h
+    back = context.swapaxes(*HEAD_SWAP)
+    merged = back.reshape(b, t, d_model)
+    out = merged @ w_proj.T
+    return CodeShapes(x.shape, d, w_qkv.shape, w_proj.shape, qkv.shape, q.shape, split.shape,
+                      q_h.shape, scores.shape, future.shape, int(future.sum()), weights.shape,
+                      context.shape, back.shape, merged.shape, out.shape)
+
+
+@dataclass(frozen=True)
+class OutWidths:
+    """The output width [.., width] of each way of writing d_out, for D and H heads."""
+    head_dim: int       # the wrapper's d_out when it is read as each head's width: D / H
+    wrapper: int        # MultiHeadAttentionWrapper(d_out=D/H): H heads of D/H, concatenated
+    total: int          # MultiHeadAttention(d_out=D): the total width
+    copied: int         # the wrapper given d_out=D (copied without checking): H * D
+    factor: int         # copied / total = H
+
+
+def out_widths(d_model: int, heads: int) -> OutWidths:
+    """The wrapper concatenates H heads of width d_out; MultiHeadAttention splits d_out into H."""
+    d = d_model // heads
+    copied = heads * d_model
+    return OutWidths(d, heads * d, d_model, copied, copied // d_model)
+
+
+@dataclass(frozen=True)
+class SdpaCheck:
+    """Largest absolute differences between hand-written attention and PyTorch's SDPA."""
+    shape: tuple        # [B, H, T, d] of Q, K and V
+    forward: float      # max |z_hand - z_sdpa|
+    grad_q: float       # max |dL/dQ_hand - dL/dQ_sdpa|, likewise K and V
+    grad_k: float
+    grad_v: float
+    grad: float         # the largest of the three
+    eps: float          # float64's machine epsilon, for scale
+
+
+def hand_attention(q, k, v):
+    """The chapter's formula: scaled scores, the future masked with -inf, softmax, @ V."""
+    import torch
+    t = q.shape[-2]
+    future = torch.ones(t, t, dtype=torch.bool).triu(diagonal=DIAGONAL)
+    scores = q @ k.transpose(*KEY_SWAP) / math.sqrt(q.shape[-1])
+    weights = torch.softmax(scores.masked_fill(future, float("-inf")), dim=SOFTMAX_DIM)
+    return weights @ v
+
+
+def sdpa_check(shape: tuple, seed: int) -> SdpaCheck:
+    """Q, K, V of `shape` drawn from N(0, 1) (seeded, float64, CPU); forward outputs and the
+    gradients of L = sum(z * G), G a seeded upstream gradient, by both routes."""
+    import torch
+    import torch.nn.functional as F
+    gen = torch.Generator().manual_seed(int(seed))
+    dtype = getattr(torch, f"float{FLOAT_BITS}")
+    q, k, v, g = (torch.randn(shape, generator=gen, dtype=dtype) for _ in range(4))
+    outs, grads = [], []
+    for route in (hand_attention, lambda a, b, c: F.scaled_dot_product_attention(a, b, c, is_causal=True)):
+        leaves = [x.clone().requires_grad_(True) for x in (q, k, v)]
+        z = route(*leaves)
+        (z * g).sum().backward()
+        outs.append(z.detach())
+        grads.append([x.grad for x in leaves])
+    forward = float((outs[0] - outs[1]).abs().max())
+    diffs = [float((a - b).abs().max()) for a, b in zip(*grads)]
+    return SdpaCheck(tuple(int(n) for n in shape), forward, *diffs, max(diffs),
+                     float(torch.finfo(dtype).eps))

@@ -40,7 +40,9 @@ def common(f: Callable) -> Callable:
         click.option("--out", default="media", show_default=True, help="output folder"),
         click.option("--dry-run", is_flag=True, help="no frames, no video: write only the manifest"),
         click.option("--step", type=int, default=None, help="stop after this step (for stills)"),
-        click.option("--sections", is_flag=True, help="also one mp4 per step plus an index JSON"),
+        click.option("--sections", is_flag=True,
+                     help="also one mp4 per step, an index JSON and NAME.html (the presenter page)"),
+        click.option("--one-file", is_flag=True, help="with --sections: the videos inside NAME.html"),
     ] + voice_options()):
         f = opt(f)
     return f
@@ -51,13 +53,13 @@ def clip_command(spec: Clip) -> click.Command:
     name = spec.name
 
     def run(preset: str | None, quality: str, fmt: str, out: str, dry_run: bool, step: int | None,
-            sections: bool, pace: str, voice: str | None, **given: Any) -> None:
+            sections: bool, one_file: bool, pace: str, voice: str | None, **given: Any) -> None:
         try:
             raw = raw_inputs(name, preset, {k: v for k, v in given.items() if v not in (None, False)})
             inputs = check(name, raw)
         except InputError as err:
             fail(err, 2)
-        render(name, inputs, quality, fmt, out, dry_run, step, sections, pace, voice)
+        render(name, inputs, quality, fmt, out, dry_run, step, sections, pace, voice, one_file)
 
     run.__doc__ = spec.summary
     for opt in reversed(spec.options):
@@ -71,10 +73,10 @@ def clip_command(spec: Clip) -> click.Command:
 
 def render(name: str, inputs: dict, quality: str, fmt: str, out: str, dry_run: bool,
            step: int | None = None, sections: bool = False, pace: str = "normal",
-           voice: str | None = None) -> None:
+           voice: str | None = None, one_file: bool = False) -> None:
     from scenes.pipeline.runner import render_clip
     try:
-        for path in render_clip(name, inputs, quality, fmt, out, dry_run, step, sections, pace, voice):
+        for path in render_clip(name, inputs, quality, fmt, out, dry_run, step, sections, pace, voice, one_file):
             click.echo(str(path))
     except InputError as err:      # found only while rendering: a --step past the last step
         fail(err, 2)
@@ -112,12 +114,15 @@ def with_voice(f: Callable) -> Callable:
 @click.option("--quality", type=click.Choice(QUALITY_NAMES), default="high",
               show_default=True, help="480p15, 720p30, 1080p60, 2160p60 (tiny: 144p5, for tests)")
 @click.option("--out", default="media", show_default=True, help="output folder")
-@click.option("--sections", is_flag=True, help="also one mp4 per step of each clip")
-def chapter(quality: str, out: str, sections: bool, pace: str, voice: str | None) -> None:
-    """Every clip with the book's inputs, joined in book order into chapter04.mp4."""
+@click.option("--sections/--no-sections", default=True, show_default=True,
+              help="one mp4 per step of each clip and the presenter page chapter04.html")
+@click.option("--one-file", is_flag=True, help="the videos inside chapter04.html (one file to mail)")
+def chapter(quality: str, out: str, sections: bool, one_file: bool, pace: str, voice: str | None) -> None:
+    """Every clip with the book's inputs, joined in book order into chapter04.mp4, with the
+    presenter page chapter04.html beside it."""
     from scenes.pipeline.chapter import render_chapter
     try:
-        for path in render_chapter(quality, out, sections, pace=pace, voice=voice):
+        for path in render_chapter(quality, out, sections, pace=pace, voice=voice, one_file=one_file):
             click.echo(str(path))
     except InputError as err:
         fail(err, 2)

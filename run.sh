@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 PACKAGES="libcairo2-dev libpango1.0-dev pkg-config fonts-noto-cjk texlive-latex-base \
-texlive-latex-extra texlive-latex-recommended texlive-fonts-recommended dvisvgm gcc espeak-ng"
+texlive-latex-extra texlive-latex-recommended texlive-fonts-recommended dvisvgm gcc espeak-ng chromium chromium-driver"
 
 system_packages() {
   local missing=()

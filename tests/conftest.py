@@ -199,5 +199,20 @@ def tiny_render(tmp_path):
     return go
 
 
+@pytest.fixture(scope="session")
+def tiny_chapter(tmp_path_factory):
+    """The whole chapter rendered once at 144p5 (with step videos and the presenter page),
+    shared by every test module and xdist worker: a file lock lets one worker render while
+    the others wait, then reuse it (the chapter's own stamps)."""
+    import fcntl
+    from scenes.pipeline import chapter
+    shared = tmp_path_factory.getbasetemp().parent / "tiny-chapter"
+    shared.mkdir(exist_ok=True)
+    with open(shared.parent / "tiny-chapter.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        chapter.render_chapter("tiny", shared)
+    return shared
+
+
 def manifest(path):
     return json.loads(Path(path).read_text("utf-8"))

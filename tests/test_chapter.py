@@ -15,10 +15,8 @@ BOOK_ORDER = ["4.1", "4.2", "4.4", "4.5", "4.6", "4.7", "4.8", "4.9"]   # 4.3 st
 
 
 @pytest.fixture(scope="module")
-def rendered(tmp_path_factory):
-    out = tmp_path_factory.mktemp("chapter")
-    chapter.render_chapter("tiny", out)
-    return out
+def rendered(tiny_chapter):
+    return tiny_chapter
 
 
 def test_joined_duration_is_the_sum_of_titles_and_clips(rendered):

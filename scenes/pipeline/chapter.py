@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from scenes.pipeline.inputs import InputError, check, manifest_inputs, raw_inputs
-from scenes.pipeline.join import duration, join  # noqa: F401  (duration: used by the tests)
+from scenes.pipeline.join import NAME, duration, join  # noqa: F401  (duration: used by the tests)
 from scenes.pipeline.registry import Clip, specs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -176,8 +176,11 @@ def progress(start: float, done: int, total: int, shown: str) -> str:
     return line
 
 
-def render_chapter(quality: str = "high", out: str | Path = "media", sections: bool = False,
-                   jobs: int | None = None, pace: str = "normal", voice: str | None = None) -> list[Path]:
+def render_chapter(quality: str = "high", out: str | Path = "media", sections: bool = True,
+                   jobs: int | None = None, pace: str = "normal", voice: str | None = None,
+                   one_file: bool = False) -> list[Path]:
+    """Render what is out of date, join the chapter; with sections (the default) also the
+    presenter page chapter04.html, each title card a step of its own."""
     out = Path(out)
     if voice and voice != "espeak" and not Path(voice).is_dir():
         raise InputError("voice", voice, "is neither 'espeak' nor a folder of recordings")
@@ -185,4 +188,11 @@ def render_chapter(quality: str = "high", out: str | Path = "media", sections: b
     out.mkdir(parents=True, exist_ok=True)
     clips = specs()
     run_all(tasks_for(out, quality, sections, pace, voice), out, jobs)
-    return join(out, clips)
+    written = join(out, clips)
+    if sections:
+        from scenes.pipeline.presenter import clip_steps, title_step, write_page
+        parts = [{"section": s.section, "title": s.title,
+                  "steps": [title_step(out, c, s.section, s.title)] + clip_steps(out, c, s.section, s.title)}
+                 for c, s in clips.items()]
+        written.append(write_page(out, NAME, "第 4 章 从加权平均推导自注意力与因果掩码", parts, one_file=one_file))
+    return written

@@ -96,7 +96,7 @@ def recordings_for(clip: str, inputs: dict, pace: str, voice: str | None, work: 
 
 def render_clip(clip: str, inputs: dict, quality: str = "high", fmt: str = "mp4", out: str | Path = "media",
                 dry_run: bool = False, step: int | None = None, sections: bool = False,
-                pace: str = "normal", voice: str | None = None) -> list[Path]:
+                pace: str = "normal", voice: str | None = None, one_file: bool = False) -> list[Path]:
     """Render `clip` with checked `inputs`; return the paths written.
 
     A --step past the clip's last step, or a missing recording, is bad input (InputError),
@@ -145,6 +145,11 @@ def render_clip(clip: str, inputs: dict, quality: str = "high", fmt: str = "mp4"
         if not dry_run:
             write_atomic(out / f"{clip}.srt", srt_text(scene.captions))
             written.append(out / f"{clip}.srt")
+        if sections and not dry_run and fmt != "png":
+            from scenes.pipeline.presenter import clip_steps, write_page
+            part = {"section": spec.section, "title": spec.title,
+                    "steps": clip_steps(out, clip, spec.section, spec.title)}
+            written.append(write_page(out, clip, f"{spec.section} {spec.title}", [part], one_file=one_file))
         return written
     finally:
         shutil.rmtree(work, ignore_errors=True)

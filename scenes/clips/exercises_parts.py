@@ -22,7 +22,7 @@ DOT_RADIUS, DOT_GAP = 0.08, 0.14
 
 
 def grouped(book: NumberBook, label: str, value: int) -> Shown:
-    """A whole number with grouping commas ('2,360,064'), recorded with its value."""
+    """A whole number with grouping commas, recorded with its value (the text is not a float)."""
     return book._record(label, int(value), f"{int(value):,}")
 
 
@@ -336,7 +336,7 @@ def shape_chain(s: Any, r: Any) -> list:
     for line, axes, name, answer in steps:
         color = style.TRACK if answer else style.TEXT
         shape = book.text("{}", book.coords(f"shapes.{name}", getattr(r, name)), color=color,
-                          size=style.BODY_SIZE, font=style.NUMBER_FONT)
+                          size=style.BODY_SIZE)
         rows.append([line, muted(book, axes), shape, s.line("← " + answer, color=color) if answer else None])
     lines = table(rows, gap=0.6, row_h=0.62)
     d_model, heads = book.index("shapes.d_model", r.d_model), book.index("shapes.heads", r.heads)

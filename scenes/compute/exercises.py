@@ -91,7 +91,7 @@ def wrapper_width(x: np.ndarray = INPUTS, heads: int = WRAP_HEADS, width: int = 
     """3.2: independent causal heads concatenated along the last axis; each head d_out = width / heads."""
     d_out = width // heads
     weights = linear_weights(seed, 3 * heads, d_out, x.shape[1])
-    outputs = tuple(attention(x, *(w.T for w in weights[3 * h:3 * h + 3]), causal=True)
+    outputs = tuple(attention(x, weights[3 * h].T, weights[3 * h + 1].T, weights[3 * h + 2].T, causal=True)
                     for h in range(heads))
     return Wrapper(x.shape[1], heads, d_out, heads * d_out, BOOK_WRAP_OUT, heads * BOOK_WRAP_OUT, outputs,
                    np.concatenate(outputs, axis=-1))

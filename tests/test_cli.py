@@ -59,3 +59,11 @@ def test_the_real_command_line_bad_input(tmp_path):
     assert done.stdout == "" and len(done.stderr.strip().splitlines()) == 1 and "--p" in done.stderr
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_the_readme_lists_every_clip_in_book_order():
+    from conftest import ROOT
+    rows = [line.split("`")[1] for line in (ROOT / "README.md").read_text("utf-8").splitlines()
+            if line.startswith("| `")]
+    assert rows == CLIPS
+    assert all((ROOT / "assets" / "gallery" / f"{clip}.png").exists() for clip in CLIPS)

@@ -5,20 +5,20 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for plain `manim` runs
 
-from manim import DOWN, LEFT, RIGHT, UP, VGroup, Write
+import numpy as np
+from manim import DOWN, LEFT, ORIGIN, RIGHT, UP, VGroup, Write
 
-from scenes.kit.anim import Appear
+from scenes.clips.causal_mask_parts import (RowNames, arrow, best, column, fits, grid, legible, line, linked,
+                                            pair, place, proxy, room, short, side_by_side, stack, vector_text)
 from scenes.compute import masking as compute
 from scenes.kit import style
+from scenes.kit.anim import Appear
 from scenes.kit.base import ClipScene
 from scenes.pipeline.inputs import InputError, flag, integer, matrix, number, tokens
 from scenes.pipeline.registry import Clip, Option
-from scenes.clips.causal_mask_parts import grid, side_by_side, vector_text
-from scenes.kit.layout import fit
 
-NARROW = 4   # K, V and outputs at most this wide are drawn in full
-AREA = (13.0, 5.6)   # width, height the steps fill
-GROW = 1.35          # small grids grow at most this much
+NARROW = 4          # a query at most this wide is written out in a line
+WITH_INPUTS = 0.75  # K and V stand beside the five-step table while it keeps this scale
 VERDICT = {"same": "不变", "moved": "改变", "nan": "为 NaN"}
 
 
@@ -65,23 +65,29 @@ class CausalMask(ClipScene):
         ),
     )
 
-    def compute(self):
+    def compute(self) -> compute.CausalLesson:
         i = self.inputs
         r = compute.causal_lesson(i["q"], i["k"], i["v"], i["track"], i["scale"], i["causal"],
                                   i["diagonal"], i["cached"], i["delta"], i["cache_view"])
         book, tokens = self.book, i["tokens"]
         self.keys = ([book.user_text(t) for t in tokens] if tokens
                      else [book.compose("k{}", book.index(f"key[{j}]", j)) for j in range(len(r.steps.k))])
+        # a query is called by its position among the keys when it has one (cached + row)
+        self.called = [int(p) if r.aligned else n for n, p in enumerate(r.positions)]
         self.queries = [book.user_text(tokens[p]) if tokens and r.aligned
-                        else book.compose("q{}", book.index(f"query[{n}]", n))
+                        else book.compose("q{}", book.index(f"query[{n}]", self.called[n]))
                         for n, p in enumerate(r.positions)]
+        # on grids long tokens are cut short, so that columns keep their width
+        self.key_names = [book.user_text(short(t)) for t in tokens] if tokens else self.keys
+        self.query_names = ([book.user_text(short(tokens[p])) for p in r.positions] if tokens and r.aligned
+                            else self.queries)
         return r
 
-    def construct(self):
+    def construct(self) -> None:
         self.five_steps()
         self.mask_before_softmax()
         self.other_route()
-        self.mask_the_diagonal()
+        self.other_diagonal()
         self.causality_check()
         self.cache_view()
         self.end()
@@ -92,34 +98,45 @@ class CausalMask(ClipScene):
 
     def qindex(self):
         t = self.result.track
-        return self.book.index(f"query[{t}]", t)
+        return self.book.index(f"query[{t}]", self.called[t])
 
-    def input_grid(self, name, label, values, color, changed=None):
-        mob = grid(self.book, label, values, style.decimals_for(values), row_labels=self.keys,
+    def pages(self, pages) -> None:
+        """Each page is a step: (caption, group, [[animations], ...]) played in order; the
+        animations may come from a function, called once the group is in place."""
+        for caption, group, order in pages:
+            self.step(*caption)
+            self.clear_stage()
+            place(group)
+            for anims in order() if callable(order) else order:
+                self.play(*anims)
+
+    def input_grid(self, name, label, values, color, changed=None, names=None):
+        mob = grid(self.book, label, values, style.decimals_for(values), row_labels=names or self.keys,
                    row_color=style.KEY, header=name, header_color=color)
         return mob.frame_row(changed, style.ACCENT) if changed is not None else mob
 
-    def mask_and_weights(self, steps, suffix, head):
-        """M (0 / −∞) then A with each row's sum: the −∞ route as two grids."""
-        book, hidden = self.book, steps.mask != 0
-        m = grid(book, f"mask{suffix}", steps.mask, 0, row_labels=self.queries, row_color=style.QUERY,
-                 col_labels=self.keys, col_color=style.KEY, header=head, header_color=style.MASK)
-        a = grid(book, f"weights{suffix}", steps.weights, hidden=hidden, heat="weights",
-                 col_labels=self.keys, col_color=style.KEY, header="A = softmax(S + M)")
-        sums = grid(book, [[f"row_sums{suffix}[{i}]"] for i in range(len(steps.row_sums))],
-                    steps.row_sums[:, None], col_labels=["行和"], col_color=style.ACCENT)
-        side_by_side([a, sums], buff=0.15)
-        wide = VGroup(m, VGroup(a, sums)).arrange(RIGHT, buff=1.2)
-        across = min(13.0 / wide.width, 4.6 / wide.height)
-        tall = VGroup(m, VGroup(a, sums)).arrange(DOWN, buff=0.9)
-        if across >= min(13.0 / tall.width, 4.6 / tall.height):    # M beside A, or above it
-            VGroup(m, VGroup(a, sums)).arrange(RIGHT, buff=1.2)
-            arrow = book.label("→", size=style.TITLE_SIZE, color=style.MUTED)
-            arrow.move_to((m.box_group.get_right() + a.box_group.get_left()) / 2).match_y(m.box_group)
-        else:
-            arrow = book.label("↓", size=style.TITLE_SIZE, color=style.MUTED)
-            arrow.move_to((m.box_group.get_bottom() + a.get_top()) / 2).match_x(m.box_group)
-        return VGroup(m, arrow, VGroup(a, sums)), m, a, sums
+    def mask_pages(self, whole, alone, head, steps, suffix, top=None, note=None):
+        """M (0 / −∞) beside or above A with each row's sum: one step, or two (M, then A) when
+        together they would be too small to read."""
+        book = self.book
+        m = grid(book, f"mask{suffix}", steps.mask, 0, row_labels=self.query_names, row_color=style.QUERY,
+                 col_labels=self.key_names, col_color=style.KEY, header=head, header_color=style.MASK)
+        a = grid(book, f"weights{suffix}", steps.weights, hidden=steps.mask != 0, heat="weights",
+                 col_labels=self.key_names, col_color=style.KEY, header="A = softmax(S + M)")
+        sums = column(book, f"row_sums{suffix}", steps.row_sums, col_labels=["行和"], col_color=style.ACCENT)
+        weights, names, link = side_by_side([a, sums], buff=0.15), RowNames(book, a, self.query_names, style.QUERY), arrow(book)
+        group, ways = linked(m, link, weights, names)
+        page = VGroup(*[p for p in (top, group, note) if p is not None])
+        best(page, [lambda w=w: (w(), page.arrange(DOWN, buff=0.45)) for w in ways])
+        intro = [[Write(top)]] if top is not None else []
+        ending = [[Appear(note)]] if note is not None else []
+        if fits(book, page):
+            return self.pages([(whole, page, intro + [[Appear(m)], [Appear(link), Appear(weights)]] + ending)])
+        ways[0]()
+        names.attach(weights)
+        first = VGroup(*[p for p in (top, m) if p is not None]).arrange(DOWN, buff=0.45)
+        second = VGroup(*[p for p in (weights, note) if p is not None]).arrange(DOWN, buff=0.45)
+        self.pages([(whole, first, intro + [[Appear(m)]]), (alone, second, [[Appear(weights)]] + ending)])
 
     def formula(self):
         s = r"\frac{QK^{\top}}{\sqrt{d_k}}" if self.inputs["scale"] else r"QK^{\top}"
@@ -127,159 +144,250 @@ class CausalMask(ClipScene):
 
     # -- steps
     def five_steps(self):
-        book, s, t = self.book, self.result.steps, self.result.track
-        self.step("让查询 {} 走完注意力的五步：点积、缩放、掩码、softmax，再加权求和。", self.qname())
+        book, s, t, i = self.book, self.result.steps, self.result.track, self.inputs
+        words = "点积、" + ("缩放" if i["scale"] else "不缩放") + "、" + ("掩码" if i["causal"] else "不加掩码")
+        caption = ("让查询 {} 走完注意力的五步：" + words + "、softmax，再加权求和。", self.qname())
         hidden = s.mask[t] != 0
-        narrow = max(s.k.shape[1], s.v.shape[1]) <= NARROW   # K and V drawn beside the table
-        cols = [("scores", s.scores, "q·k", None), ("scaled", s.scaled, "缩放后", None),
-                ("masked", s.masked, "掩码后", "scores"), ("weights", s.weights, "权重 A", "weights")]
-        table = [grid(book, [[f"{name}[{t}][{j}]"] for j in range(len(s.k))], vals[t][:, None],
-                      hidden=hidden[:, None] if name in ("masked", "weights") else None, heat=heat,
-                      col_labels=[head], col_color=style.TRACK,
-                      row_labels=None if narrow or name != "scores" else self.keys, row_color=style.KEY)
-                 for name, vals, head, heat in cols]
-        k = self.input_grid("K", "k", s.k, style.KEY) if narrow else VGroup()
-        v = (grid(book, "v", s.v, style.decimals_for(s.v), header="V", header_color=style.VALUE)
-             if narrow else VGroup())
-        body = side_by_side([k, *table, v] if narrow else table, buff=0.2)
-        query = book.text("当前查询 {} = {}", self.qname(), vector_text(book, f"q[{t}]", s.q[t]),
-                          color=style.QUERY)
-        scale = (book.compose("÷ √dₖ = ÷ {}", book.fmt("scale", s.scale)) if self.inputs["scale"]
-                 else book.compose("未缩放"))
-        seen = book.compose("可见的键 {} / {}", book.index(f"visible[{t}]", s.visible[t]),
-                            book.index("keys", len(s.k)))
+        cols = [("scores", s.scores, None, "q·k"), ("scaled", s.scaled, None, "缩放后" if i["scale"] else "未缩放"),
+                ("masked", s.masked, "scores", "掩码后" if i["causal"] else "无掩码"),
+                ("weights", s.weights, "weights", "权重 A")]
+        table = [column(book, f"{name}[{t}]", vals[t], hidden=hidden if heat else None, heat=heat,
+                        col_labels=[head], col_color=style.TRACK) for name, vals, heat, head in cols]
+        if len(s.q[t]) <= NARROW:
+            query = book.text("当前查询 {} = {}", self.qname(), vector_text(book, f"q[{t}]", s.q[t]),
+                              color=style.QUERY)
+        else:
+            query = line(book, f"q[{t}]", s.q[t], decimals=style.decimals_for(s.q[t]), row_color=style.QUERY,
+                         row_labels=[book.compose("当前查询 {} =", self.qname())])
+        scale = (book.compose("÷ √dₖ = ÷ {}", book.fmt("scale", s.scale)) if i["scale"] else book.compose("未缩放"))
         total = book.compose("Σ A = {}", book.fmt(f"row_sums[{t}]", s.row_sums[t]))
-        seen = book.text("{}    {}    {}", scale, seen, total, size=style.LABEL_SIZE, color=style.MUTED)
-        out = grid(book, [[f"output[{t}][{c}]" for c in range(len(s.output[t]))]], s.output[t][None, :],
+        seen = book.text("{}    可见的键 {} / {}    {}", scale, book.index(f"visible[{t}]", s.visible[t]),
+                         book.index("keys", len(s.k)), total, size=style.LABEL_SIZE, color=style.MUTED)
+        lost = np.isnan(s.weights[t]).any()
+        note = (book.label("这一行的键全被遮住（全为 −∞）：softmax 没有可分配的键，得到 NaN，输出也是 NaN。",
+                           size=style.LABEL_SIZE, color=style.MASK) if lost else VGroup())
+        out = line(book, f"output[{t}]", s.output[t], decimals=style.decimals_for(s.output[t]),
                    row_labels=[book.compose("z{} = Σ Aⱼ vⱼ", self.qindex())], row_color=style.ACCENT)
-        fit(VGroup(query, body, seen, out).arrange(DOWN, buff=0.3), *AREA, most=GROW).move_to(DOWN * 0.05)
-        self.play(Appear(query), Appear(k), Appear(v))
-        for column in table:
-            self.play(Appear(column), run_time=0.6)
-        self.play(Appear(seen))
-        dim = [v.row(j) for j in range(len(s.k)) if hidden[j]] if narrow else []
-        self.play(Appear(out), *[m.animate.set_opacity(0.3) for m in dim])
+        names = RowNames(book, table[0], self.keys, style.KEY)
+        names.attach(table[0])
+        trial = VGroup(proxy(s.k, style.decimals_for(s.k)), side_by_side(table, buff=0.2),
+                       proxy(s.v, style.decimals_for(s.v))).arrange(RIGHT, buff=0.2)
+        page = stack(query, trial, seen, note, out, buff=0.3)
+        k = v = VGroup()
+        if room(page) >= max(WITH_INPUTS, legible(book, page)):     # K and V beside the table
+            names.detach(table[0])
+            k = self.input_grid("K", "k", s.k, style.KEY)
+            v = grid(book, "v", s.v, style.decimals_for(s.v), header="V", header_color=style.VALUE)
+        page = stack(query, side_by_side([g for g in (k, *table, v) if len(g)], buff=0.2), seen, note, out, buff=0.3)
+        dim = [v.row(j) for j in range(len(s.k)) if hidden[j]] if len(v) else []
+        self.pages([(caption, page, lambda: [[Appear(query), Appear(k), Appear(v)], *[[Appear(c)] for c in table],
+                                             [Appear(seen), Appear(note)],
+                                             [Appear(out), *[m.animate.set_opacity(0.3) for m in dim]]])])
 
     def mask_before_softmax(self):
-        r, book = self.result, self.book
-        causal = self.inputs["causal"]
+        r, book, causal = self.result, self.book, self.inputs["causal"]
+        slots = ()
         if not causal:
-            self.step("因果掩码已关闭：M 全为零，每个查询看见全部的键，每行和为一。")
+            m_says, a_says = "因果掩码已关闭：M 全为零", "每个查询看见全部的键，每行和为一"
         elif len(r.nan_rows):
-            row = book.index("nan_row", r.nan_rows[0])
-            self.step("加性掩码 M 在 softmax 前相加；对角线也被遮住，第 {} 行全为 −∞，得到 NaN。", row)
+            m_says, a_says = "加性掩码 M 在 softmax 前相加，对角线也被遮住", "第 {} 行全为 −∞，得到 NaN"
+            slots = (book.index("nan_row", r.nan_rows[0]),)
+        elif not (r.steps.mask != 0).any():
+            m_says, a_says = "加性掩码 M：这里没有未来位置，M 全为零", "没有权重被遮住，每行和为一"
         else:
-            self.step("加性掩码 M：未来位置为 −∞，在 softmax 前相加；被遮住的权重恰为零，每行和为一。")
-        self.clear_stage()
-        head = (book.compose("M：triu(diagonal={}) 标出的位置为 −∞", book.index("diagonal", self.inputs["diagonal"]))
+            m_says, a_says = "加性掩码 M：未来位置为 −∞，在 softmax 前相加", "被遮住的权重恰为零，每行和为一"
+        head = (book.compose("M：triu(diagonal={}) 标出的位置为 −∞",
+                             book.index("triu_diagonal", self.inputs["diagonal"] + self.inputs["cached"]))
                 if causal else "掩码关闭：M 全为零")
-        group, *_ = self.mask_and_weights(r.steps, "", head)
-        formula = self.formula()
-        fit(group, 13.0, 4.4, most=GROW)
-        fit(VGroup(formula, group).arrange(DOWN, buff=0.4), *AREA).move_to(DOWN * 0.05)
-        self.play(Write(formula))
-        self.play(Appear(group[0]))
-        self.play(Appear(group[1]), Appear(group[2]))
+        self.mask_pages((m_says + "；" + a_says + "。", *slots), ("A = softmax(S + M)：" + a_says + "。", *slots),
+                        head, r.steps, "", top=self.formula())
 
     def other_route(self):
         r, book, post = self.result, self.book, self.result.post
-        self.step("另一条路：先 softmax 再把未来置零，行和小于一；每行除以剩余和后与 −∞ 路线相同。"
-                  if self.inputs["causal"] else "掩码关闭时没有未来位置可置零：先 softmax 再置零，两条路线相同。")
-        self.clear_stage()
-        hidden = r.steps.mask != 0
-        cols = dict(col_labels=self.keys, col_color=style.KEY)
-        probs = grid(book, "post_probs", post.probs, heat="weights", row_labels=self.queries,
+        cols = dict(col_labels=self.key_names, col_color=style.KEY)
+        probs = grid(book, "post_probs", post.probs, heat="weights", row_labels=self.query_names,
                      row_color=style.QUERY, header="P = softmax(S)", **cols)
-        zeroed = grid(book, "post_zeroed", post.zeroed, hidden=hidden, heat="weights",
-                      header="未来置零", header_color=style.MASK, **cols)
-        sums = grid(book, [[f"post_row_sums[{i}]"] for i in range(len(post.row_sums))],
-                    post.row_sums[:, None], col_labels=["剩余和"], col_color=style.ACCENT)
+        sums = column(book, "post_row_sums", post.row_sums, col_labels=["剩余和" if self.inputs["causal"] else "行和"],
+                      col_color=style.ACCENT)
+        if not self.inputs["causal"]:
+            page = side_by_side([probs, sums], buff=0.15)
+            return self.pages([(("掩码关闭时没有未来位置可置零：先 softmax 再置零什么也不改变，P 就是 A。",),
+                                page, [[Appear(page)]])])
+        hidden = r.steps.mask != 0
+        zeroed = grid(book, "post_zeroed", post.zeroed, hidden=hidden, heat="weights", header="未来置零",
+                      header_color=style.MASK, **cols)
         renorm = grid(book, "post_renormalised", post.renormalised, hidden=hidden, heat="weights",
-                      row_labels=self.queries, row_color=style.QUERY, header="每行 ÷ 剩余和",
+                      row_labels=self.query_names, row_color=style.QUERY, header="每行 ÷ 剩余和",
                       header_color=style.VALUE, **cols)
-        side_by_side([probs, zeroed], buff=1.0)
-        side_by_side([zeroed, sums], buff=0.15)
-        arrow = book.label("→", size=style.TITLE_SIZE, color=style.MUTED)
-        arrow.move_to(VGroup(probs.box_group, zeroed.box_group))
-        gap = VGroup(book.label("与 −∞ 路线的 A 相同", color=style.VALUE),
-                     book.text("最大差：{}", book.fmt("route_gap", r.route_gap), color=style.ACCENT)
-                     ).arrange(DOWN, aligned_edge=LEFT, buff=0.2)
-        bottom = VGroup(renorm, gap).arrange(RIGHT, buff=0.8)
-        top = VGroup(probs, arrow, zeroed, sums)
-        fit(VGroup(top, bottom).arrange(DOWN, buff=0.5, aligned_edge=LEFT), *AREA, most=GROW).move_to(DOWN * 0.05)
-        self.play(Appear(probs))
-        self.play(Appear(arrow), Appear(zeroed), Appear(sums))
-        self.play(Appear(renorm))
-        self.play(Write(gap))
+        cut, (route, *slots) = self.shrink_words(hidden), self.route_words()
+        note = self.route_note()
+        link, right = arrow(book), side_by_side([zeroed, sums], buff=0.15)
+        top, top_ways = linked(probs, link, right, RowNames(book, zeroed, self.query_names, style.QUERY), gap=1.0)
+        bottom, bottom_ways = pair(renorm, note, edge=ORIGIN)
+        page = VGroup(top, bottom)
+        best(page, [lambda a=a, b=b: (a(), b(), page.arrange(DOWN, buff=0.5, aligned_edge=LEFT))
+                    for a in top_ways for b in bottom_ways])
+        start = "另一条路：先 softmax 再把未来置零，" + cut
+        if fits(book, page):
+            return self.pages([((start + "；" + route + "。", *slots), page,
+                                [[Appear(probs)], [Appear(link), Appear(right)], [Appear(renorm)], [Appear(note)]])])
+        best(bottom, bottom_ways)
+        last = ((route + "。", *slots), bottom, [[Appear(renorm)], [Appear(note)]])
+        best(top, top_ways)
+        if fits(book, top):
+            return self.pages([((start + "。",), top, [[Appear(probs)], [Appear(link), Appear(right)]]), last])
+        top_ways[1]()
+        self.pages([(("另一条路：先对全部的键做 softmax，得到 P。",), probs, [[Appear(probs)]]),
+                    (("再把未来置零，" + cut + "。",), right, [[Appear(right)]]), last])
 
-    def mask_the_diagonal(self):
+    def shrink_words(self, hidden) -> str:
+        """What zeroing the future does to the row sums, as this input has it."""
+        post, rows = self.result.post, np.flatnonzero(hidden.any(-1))
+        if not len(rows):
+            return "这里没有未来位置可置零"
+        if len(post.shrunk_rows) == len(rows):
+            return "行和小于一"
+        if not len(post.shrunk_rows):
+            return "被置零的概率都已下溢为零，行和仍为一"
+        return "部分行的和小于一"
+
+    def route_words(self):
+        """(template, *slots): how the renormalised rows compare with the −∞ route."""
         r, book = self.result, self.book
-        d0 = r.diagonal_masked
-        diag = book.index("diagonal_masked", 0)
-        if len(r.diagonal_nan_rows):
-            row = book.index("diagonal_nan_row", r.diagonal_nan_rows[0])
-            self.step("把对角线也遮住（diagonal={}）：第 {} 行没有可见的键，softmax 得到 NaN。", diag, row)
+        if len(r.post.underflow_rows):
+            return "{}的可见概率全部下溢，除以剩余和得到 NaN，−∞ 路线不会", self.rows_words(r.post.underflow_rows)
+        agreement = compute.route_agreement(r.route_gap)
+        if agreement == "lost":
+            return "每行除以剩余和后与 −∞ 路线相差 {}：下溢损失了精度", book.fmt("route_gap", r.route_gap)
+        return ("每行除以剩余和后与 −∞ 路线相同" if agreement == "equal" else "每行除以剩余和后与 −∞ 路线只差舍入误差",)
+
+    def rows_words(self, rows):
+        """"第 3 行", or "七行" when there are several."""
+        if len(rows) == 1:
+            return self.book.compose("第 {} 行", self.book.index("underflow_row", rows[0]))
+        return self.book.compose("{}行", self.book.word("underflow_row_count", len(rows)))
+
+    def route_note(self):
+        r, book, post = self.result, self.book, self.result.post
+        lines = []
+        if len(post.underflow_rows):
+            u = post.underflow_rows[0]
+            lines += [book.text("{}：可见的概率全部下溢，", self.rows_words(post.underflow_rows), color=style.MASK),
+                      book.text("剩余和为 {}，相除得到 NaN", book.fmt(f"post_row_sums[{u}]", post.row_sums[u], 0),
+                                color=style.MASK),
+                      book.label("−∞ 路线先遮住再 softmax，不会下溢", color=style.VALUE)]
+        numbers = ~np.isnan(post.renormalised).all(-1) & ~np.isnan(r.steps.weights).all(-1)
+        if numbers.any():
+            says = {"equal": "与 −∞ 路线的 A 相同", "rounding": "与 −∞ 路线的 A 只差舍入误差",
+                    "lost": "与 −∞ 路线的 A 不同：下溢损失了精度"}[compute.route_agreement(r.route_gap)]
+            lines += [book.label(("其余各行" if len(post.underflow_rows) else "") + says, color=style.VALUE),
+                      book.text("最大差：{}", book.fmt("route_gap", r.route_gap), color=style.ACCENT)]
+        if len(r.nan_rows):
+            lines.append(book.text("第 {} 行没有可见的键：两条路线都得到 NaN",
+                                   book.index("nan_row", r.nan_rows[0]), color=style.MUTED))
+        return VGroup(*lines).arrange(DOWN, aligned_edge=LEFT, buff=0.2)
+
+    def other_diagonal(self):
+        r, book, causal = self.result, self.book, self.inputs["causal"]
+        d = r.variant_diagonal
+        says = ("若打开因果掩码并把对角线也遮住（diagonal={}）：" if not causal else
+                "把对角线也遮住（diagonal={}）：" if d == 0 else "保留对角线（diagonal={}）：")
+        slots = [book.index("variant_diagonal", d)]
+        if d == 1 and len(r.nan_rows):
+            says += "每个位置至少看见自己，第 {} 行的 NaN 消失。"
+            slots.append(book.index("nan_row", r.nan_rows[0]))
+        elif d == 1:
+            says += "每行多看见一个位置：它自己。"
+        elif len(r.variant_nan_rows):
+            says += "第 {} 行没有可见的键，softmax 得到 NaN。"
+            slots.append(book.index("variant_nan_row", r.variant_nan_rows[0]))
         else:
-            self.step("把对角线也遮住（diagonal={}）：有缓存时每行仍有可见的键，不出现 NaN。", diag)
-        self.clear_stage()
-        head = book.compose("M：triu(diagonal={})，对角线也为 −∞", diag)
-        group, m, a, sums = self.mask_and_weights(d0, "_diagonal0", head)
+            says += "有缓存时每行仍有可见的键，不出现 NaN。"
+        triu = book.index("variant_triu", d + self.inputs["cached"])
+        head = book.compose("M：triu(diagonal={})，" + ("对角线也为 −∞" if d == 0 else "保留对角线"), triu)
         note = book.label("整行都是 −∞ 时，普通 softmax 得到 NaN：检查每行是否还留有可见的键。",
                           size=style.LABEL_SIZE, color=style.MUTED)
-        fit(group, 13.0, 4.6, most=GROW)
-        fit(VGroup(group, note).arrange(DOWN, buff=0.5), *AREA).move_to(DOWN * 0.05)
-        self.play(Appear(m))
-        self.play(Appear(group[1]), Appear(a), Appear(sums))
-        self.play(Appear(note))
+        alone = (("A = softmax(S + M)：第 {} 行没有可见的键，得到 NaN。", slots[-1]) if d == 0 and len(r.variant_nan_rows)
+                 else ("A = softmax(S + M)：每行都还有可见的键，每行和为一。",))
+        self.mask_pages((says, *slots), alone, head, r.variant, f"_diagonal{d}", note=note)
 
     def causality_check(self):
         r, book, t = self.result, self.book, self.result.track
         on, off = VERDICT[r.verdict_on[t]], VERDICT[r.verdict_off[t]]
         if on == off == VERDICT["moved"]:
-            self.step("因果性检查：只改 K、V 的最后一行；{} 本就看得见这一行，有无掩码输出都改变。", self.qname())
+            caption = ("因果性检查：只改 K、V 的最后一行；{} 本就看得见这一行，有无掩码输出都改变。", self.qname())
         else:
-            self.step("因果性检查：只改 K、V 的最后一行；{} 的输出有掩码时" + on + "，无掩码时" + off + "。",
-                      self.qname())
-        self.clear_stage()
-        row = r.changed_row
-        k = self.input_grid("K′", "k_changed", r.check_on.k_changed, style.KEY, row)
-        v = self.input_grid("V′", "v_changed", r.check_on.v_changed, style.VALUE, row)
-        v.remove(v.row_labels)
+            caption = ("因果性检查：只改 K、V 的最后一行；{} 的输出有掩码时" + on + "，无掩码时" + off + "。", self.qname())
+        row, ch = r.changed_row, r.check_on
         delta = book.text("只改第 {} 行：K、V 各加 {}", book.index("changed_row", row),
                           book.fmt("delta", r.delta, style.decimals_for([r.delta])),
                           size=style.LABEL_SIZE, color=style.ACCENT)
-        left = VGroup(side_by_side([k, v], buff=0.4), delta).arrange(DOWN, buff=0.35)
         n = range(len(self.queries))
         same = [[r.verdict_on[i] == "same", r.verdict_off[i] == "same"] for i in n]
         shifts = grid(book, [[f"shift_causal[{i}]", f"shift_open[{i}]"] for i in n],
-                      [[a, b] for a, b in zip(r.check_on.shift, r.check_off.shift)], hidden=same,
-                      hidden_color=style.VALUE, row_labels=self.queries, row_color=style.QUERY,
-                      col_labels=["有掩码", "无掩码"], header="各输出的最大变化 max|Δz|")
-        shifts.frame_row(t, style.TRACK)
-        z = grid(book, [[f"{n}[{t}][{c}]" for c in range(r.check_on.before.shape[1])]
+                      [[a, b] for a, b in zip(ch.shift, r.check_off.shift)], hidden=same,
+                      hidden_color=style.VALUE, row_labels=self.query_names, row_color=style.QUERY,
+                      col_labels=["有掩码", "无掩码"], header="各输出的最大变化 max|Δz|").frame_row(t, style.TRACK)
+        outputs = [ch.before[t], ch.after[t], r.check_off.before[t], r.check_off.after[t]]
+        z = grid(book, [[f"{n}[{t}][{c}]" for c in range(ch.before.shape[1])]
                         for n in ("causal_before", "causal_after", "open_before", "open_after")],
-                 [r.check_on.before[t], r.check_on.after[t], r.check_off.before[t], r.check_off.after[t]],
+                 outputs, style.decimals_for(outputs),
                  row_labels=["有掩码 改前", "有掩码 改后", "无掩码 改前", "无掩码 改后"],
                  header=book.compose("跟踪的输出 z{}", self.qindex()), header_color=style.TRACK)
-        if len(r.check_on.before[t]) <= NARROW:
-            layout = VGroup(left, VGroup(shifts, z).arrange(DOWN, buff=0.45)).arrange(RIGHT, buff=0.8)
-        else:
-            layout = VGroup(VGroup(left, shifts).arrange(RIGHT, buff=0.8), z).arrange(DOWN, buff=0.4)
-        fit(layout, *AREA, most=GROW).move_to(DOWN * 0.05)
-        self.play(Appear(left))
-        self.play(Appear(shifts))
-        self.play(Appear(z))
+        note = (book.text("{} 没有可见的键：有掩码时输出本身就是 NaN，改前改后都无从比较。", self.qname(),
+                          size=style.LABEL_SIZE, color=style.MASK) if r.verdict_on[t] == "nan" else VGroup())
+        right = stack(shifts, z, note, buff=0.45)
+        full = self.changed_inputs(row, delta, proxies=True)
+        left = self.changed_inputs(row, delta, proxies=False, full=self.causality_fits(full, right, shifts, z, note))
+        if self.causality_fits(left, right, shifts, z, note):
+            return self.pages([(caption, VGroup(left, right), [[Appear(left)], [Appear(shifts)], [Appear(z), Appear(note)]])])
+        right = stack(shifts, z, note, buff=0.45)
+        self.pages([(caption, left, [[Appear(left)]]),
+                    (("只有最后一行变了：{} 的输出有掩码时" + on + "，无掩码时" + off + "。", self.qname()), right,
+                     [[Appear(shifts)], [Appear(z), Appear(note)]])])
+
+    def causality_fits(self, left, right, shifts, z, note) -> bool:
+        """Arrange the inputs beside the outputs, or above them, the roomiest way; does it read?"""
+        page, low = VGroup(left, right), VGroup(z, note)
+        best(page, [lambda: (right.arrange(DOWN, buff=0.45), page.arrange(RIGHT, buff=0.8)),
+                    lambda: (VGroup(VGroup(left, shifts).arrange(RIGHT, buff=0.8, aligned_edge=UP),
+                                    low.arrange(DOWN, buff=0.45)).arrange(DOWN, buff=0.4)),
+                    lambda: (right.arrange(DOWN, buff=0.45), page.arrange(DOWN, buff=0.4))])
+        return fits(self.book, page)
+
+    def changed_inputs(self, row, delta, proxies=False, full=True):
+        """K′ and V′ with the changed row framed (or boxes their size, to choose a layout); or,
+        when they are too big, that row alone."""
+        ch, book = self.result.check_on, self.book
+        if proxies:
+            names = max(book.label(n, size=style.LABEL_SIZE).width for n in self.key_names) + 0.15
+            boxes = [proxy(ch.k_changed, style.decimals_for(ch.k_changed), names),
+                     proxy(ch.v_changed, style.decimals_for(ch.v_changed))]
+            return stack(VGroup(*boxes).arrange(RIGHT, buff=0.4), delta, buff=0.35)
+        if full:
+            k = self.input_grid("K′", "k_changed", ch.k_changed, style.KEY, row, self.key_names)
+            v = self.input_grid("V′", "v_changed", ch.v_changed, style.VALUE, row, self.key_names)
+            v.remove(v.row_labels)
+            return stack(side_by_side([k, v], buff=0.4), delta, buff=0.35)
+        k, v = (line(book, f"{name}[{row}]", values[row], decimals=style.decimals_for(values),
+                     row_labels=[self.key_names[row]], row_color=style.KEY, header=head, header_color=color)
+                .frame_row(0, style.ACCENT)
+                for name, values, head, color in (("k_changed", ch.k_changed, "K′ 的最后一行", style.KEY),
+                                                  ("v_changed", ch.v_changed, "V′ 的最后一行", style.VALUE)))
+        return stack(k, v, delta, buff=0.35)
 
     def cache_view(self):
-        book, c = self.book, self.result.cache
+        book, c, d = self.book, self.result.cache, self.inputs["diagonal"]
         n_c, first = book.index("cached", c.cached), book.index("cache_visible[0]", c.visible[0])
-        self.step("缓存视角：已有 {} 个位置时，新块第一行可看见 {} 个位置，而不是重新画三角形。", n_c, first)
+        self.step(("缓存视角：" if self.inputs["causal"] else "缓存视角（打开因果掩码时）：") +
+                  "已有 {} 个位置时，新块第一行可看见 {} 个位置，而不是重新画三角形。", n_c, first)
         self.clear_stage()
         one = book.index("allowed_legend", 1)
         fresh = grid(book, "fresh", c.fresh, 0, hidden=c.fresh == 0, heat="weights",
                      row_labels=[book.index(f"fresh_row[{i}]", i) for i in range(len(c.fresh))],
                      col_labels=[book.index(f"fresh_key[{j}]", j) for j in range(len(c.fresh))],
-                     row_color=style.QUERY, col_color=style.KEY, header="无缓存：每行看见对角线及其左边")
+                     row_color=style.QUERY, col_color=style.KEY,
+                     header="无缓存：每行看见对角线及其左边" if d else "无缓存：每行只看见对角线左边")
         cached = grid(book, "cache_allowed", c.allowed, 0, hidden=c.allowed == 0, heat="weights",
                       row_labels=[book.index(f"cache_row[{n}]", p) for n, p in enumerate(c.positions)],
                       col_labels=[book.index(f"cache_key[{j}]", j) for j in range(c.allowed.shape[1])],
@@ -288,9 +396,10 @@ class CausalMask(ClipScene):
         for j in range(c.cached):
             cached.col_labels[j].set_color(style.MUTED)
         cached.frame_row(0, style.TRACK)
-        legend = book.text("{} 表示允许参与注意力；红框为遮住的位置。", one, size=style.LABEL_SIZE,
-                            color=style.MUTED)
-        pair = VGroup(fresh, cached).arrange(RIGHT, buff=1.0, aligned_edge=UP)
-        fit(VGroup(pair, legend).arrange(DOWN, buff=0.5), *AREA, most=GROW).move_to(DOWN * 0.05)
+        legend = book.text("{} 表示允许参与注意力；红框为遮住的位置。", one, size=style.LABEL_SIZE, color=style.MUTED)
+        both, ways = pair(fresh, cached, gap=1.0)
+        page = VGroup(both, legend)
+        best(page, [lambda w=w: (w(), page.arrange(DOWN, buff=0.5)) for w in ways])
+        place(page)
         self.play(Appear(fresh))
         self.play(Appear(cached), Appear(legend))

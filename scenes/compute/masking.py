@@ -27,18 +27,26 @@ def masked_softmax(scores, mask):
 class PostMask:
     probs: np.ndarray        # softmax over all keys, future included
     zeroed: np.ndarray       # future probabilities set to 0
-    row_sums: np.ndarray     # < 1 wherever a future key was dropped
-    renormalised: np.ndarray  # zeroed / row_sums: equals masked_softmax
+    row_sums: np.ndarray     # < 1 wherever a future key with probability > 0 was dropped
+    renormalised: np.ndarray  # zeroed / row_sums: masked_softmax in exact arithmetic
+    shrunk_rows: np.ndarray  # rows that lost probability (> 0) to the zeroed future
+    underflow_rows: np.ndarray  # rows with a visible key whose visible probabilities all
+                                # underflowed to 0: the division is 0/0 = NaN in float64
 
 
 def softmax_then_zero(scores, mask):
-    """The other route: softmax first, zero the future, renormalise each row."""
+    """The other route, computed as written (no log domain): softmax first, zero the
+    future, renormalise each row. Where the future takes all the mass, float64 loses
+    the visible probabilities and the division gives NaN; the -inf route does not."""
     probs = softmax(scores)
     zeroed = np.where(np.isinf(mask), 0.0, probs)
     sums = zeroed.sum(-1)
     with np.errstate(invalid="ignore", divide="ignore"):
         renorm = zeroed / sums[:, None]
-    return PostMask(probs, zeroed, sums, renorm)
+    seen = (mask == 0).any(-1)
+    dropped = np.where(np.isinf(mask), probs, 0.0).sum(-1)
+    return PostMask(probs, zeroed, sums, renorm, np.flatnonzero(dropped > 0),
+                    np.flatnonzero(seen & (sums == 0)))
 
 
 @dataclass(frozen=True)
@@ -113,12 +121,19 @@ def verdicts(shift):
     return np.array(["nan" if np.isnan(s) else "same" if s == 0 else "moved" for s in shift])
 
 
+ROUNDING = 1e-12   # a gap this small between the two routes is float64 rounding
+
+
+def route_agreement(gap):
+    """How the renormalised route compares with the -inf route: equal, rounding or lost."""
+    return "equal" if gap == 0 else "rounding" if gap <= ROUNDING else "lost"
+
+
 def max_gap(a, b):
-    """max |a - b|, where both being NaN counts as agreement."""
+    """max |a - b| over the entries where both are numbers (0 when there are none)."""
     a, b = np.asarray(a, float), np.asarray(b, float)
-    both = np.isnan(a) & np.isnan(b)
-    with np.errstate(invalid="ignore"):
-        return float(np.max(np.where(both, 0.0, np.abs(a - b))))
+    both = ~np.isnan(a) & ~np.isnan(b)
+    return float(np.max(np.abs(a - b)[both], initial=0.0))
 
 
 @dataclass(frozen=True)
@@ -129,10 +144,11 @@ class CausalLesson:
     positions: np.ndarray    # each query's position among the keys (cached + i)
     aligned: bool            # the queries are the last keys' positions (cached + T_q = T_k)
     post: PostMask           # softmax first, zero the future, renormalise
-    route_gap: float         # max |post.renormalised - steps.weights| (0 in exact arithmetic)
+    route_gap: float         # max |post.renormalised - steps.weights| where both are numbers
     nan_rows: np.ndarray     # rows of steps.weights that are NaN (no visible key)
-    diagonal_masked: AttentionSteps  # mask on with diagonal=0
-    diagonal_nan_rows: np.ndarray    # rows of diagonal_masked.weights that are NaN
+    variant_diagonal: int    # the other choice of diagonal: 0 (mask it) or, when it is 0, 1
+    variant: AttentionSteps  # the causal mask with variant_diagonal
+    variant_nan_rows: np.ndarray  # rows of variant.weights that are NaN
     delta: float             # added to the last row of K and V
     changed_row: int
     check_on: CausalityCheck   # with the mask
@@ -144,12 +160,13 @@ class CausalLesson:
 
 def causal_lesson(q, k, v, track=0, scale=True, causal=True, diagonal=1, cached=0,
                   delta=10.0, cache_view_c=3):
-    """The clip's five-step table, both mask routes, the diagonal case, the causality
-    check with and without the mask, and the cache view (C = cached, or cache_view_c
-    when nothing is cached)."""
+    """The clip's five-step table, both mask routes, the other diagonal (0, or 1 when the
+    input masks it), the causality check with and without the mask, and the cache view
+    (C = cached, or cache_view_c when nothing is cached)."""
     steps = attention_steps(q, k, v, scale, causal, diagonal, cached)
     post = softmax_then_zero(steps.scaled, steps.mask)
-    diag0 = attention_steps(q, k, v, scale, True, 0, cached)
+    other = 1 if causal and diagonal == 0 else 0
+    variant = attention_steps(q, k, v, scale, True, other, cached)
     on = causality_check(q, k, v, delta, scale=scale, causal=True, diagonal=diagonal, cached=cached)
     off = causality_check(q, k, v, delta, scale=scale, causal=False)
     n_q = len(steps.q)
@@ -157,8 +174,9 @@ def causal_lesson(q, k, v, track=0, scale=True, causal=True, diagonal=1, cached=
         steps=steps, track=int(track), positions=np.arange(n_q) + cached,
         aligned=bool(cached + n_q == len(steps.k)), post=post,
         route_gap=max_gap(post.renormalised, steps.weights),
-        nan_rows=np.flatnonzero(np.isnan(steps.weights).any(-1)), diagonal_masked=diag0,
-        diagonal_nan_rows=np.flatnonzero(np.isnan(diag0.weights).any(-1)), delta=float(delta),
+        nan_rows=np.flatnonzero(np.isnan(steps.weights).any(-1)), variant_diagonal=other,
+        variant=variant, variant_nan_rows=np.flatnonzero(np.isnan(variant.weights).any(-1)),
+        delta=float(delta),
         changed_row=len(steps.k) - 1, check_on=on, check_off=off,
         verdict_on=verdicts(on.shift), verdict_off=verdicts(off.shift),
         cache=cache_view(n_q, cached if cached else cache_view_c, diagonal))

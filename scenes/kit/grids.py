@@ -22,7 +22,7 @@ def heat_color(value, low=0.0, high=1.0):
     return interpolate_color(ManimColor(style.HEAT_LOW), ManimColor(style.HEAT_HIGH), float(np.clip(t, 0, 1)))
 
 
-INF_SCALE = 1.4        # "−∞" is set larger than digits so that it reads as tall as they do
+INF_SCALE = 1.6        # "−∞" is set larger than digits so that it reads about as tall as they do
 WIDEN_AT_MOST = 1.5    # fit_col_labels: widen cells up to this much, else turn the labels upright
 
 

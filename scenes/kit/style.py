@@ -71,6 +71,8 @@ def format_number(value, decimals=4):
         text = text.lstrip("-")
     if len(text) > MAX_NUMBER_CHARS or (float(text) == 0 and value != 0):
         text = f"{value:.3e}"      # too long, or a non-zero that would read as zero: 1.235e+87
+        if len(text) > MAX_NUMBER_CHARS:     # a minus and a three-digit exponent: −3.17e−281
+            text = f"{value:.{3 - (len(text) - MAX_NUMBER_CHARS)}e}"
     return text.replace("-", "\u2212")
 
 

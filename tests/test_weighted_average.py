@@ -1,71 +1,160 @@
-"""4.1: the weighted-average clip shows the book's numbers, and PyTorch's for custom inputs."""
-import numpy as np
+"""4.1: the weighted-average clip shows the book's numbers, and PyTorch's for any legal input.
+
+`oracle(inputs)` recomputes every label the clip can draw from the checked inputs with torch
+(and plain Python for counts and exact sums); `legal_inputs(rng)` draws raw options at the
+limits of the clip's rules. tests/test_contract.py runs both over the default, the preset and
+generated inputs; this module checks the book's figures and what each caption claims."""
+import dataclasses
+import math
+import random
+
 import pytest
 import torch
 import torch.nn.functional as F
 
-from conftest import assert_refused, assert_video_with_captions, assert_shown, build, cli, inputs_for, manifest
+from conftest import assert_refused, assert_video_with_captions, build, cli, inputs_for, manifest
+from contract import layout_problems, oracle_problems
 
-JOURNEY = ("0.43 0.15 0.89; 0.55 0.87 0.66; 0.57 0.85 0.64; 0.22 0.58 0.33; "
-           "0.77 0.25 0.10; 0.05 0.80 0.55")
+CLIP = "weighted-average"
+# A count before a measure word, as Chinese writes it: 两个 (not 二个), 三个 ...
+COUNT_WORDS = {1: "一", 2: "两", 3: "三", 4: "四", 5: "五", 6: "六", 7: "七", 8: "八"}
 
 
-def oracle(x, query):
-    x = torch.tensor(x, dtype=torch.float64)
-    scores = x @ x[query]
-    weights = F.softmax(scores, dim=-1)
+def grid(out, name, values):
+    values = values.reshape(values.shape[0], -1) if values.dim() > 1 else values[:, None]
+    for i in range(values.shape[0]):
+        for j in range(values.shape[1]):
+            out[f"{name}[{i}][{j}]"] = values[i, j].item()
+
+
+def oracle(inputs):
+    """Every label the clip can draw, from torch."""
+    x = torch.tensor(inputs["x"], dtype=torch.float64)
+    q = inputs["query"]
+    n_rows, n_cols = x.shape
+    out = {"section": "4.1", "rows": COUNT_WORDS[n_rows], "columns": COUNT_WORDS[n_cols],
+           "query": q, "dim_last": -1, "dim_rows": -2}
+    out.update({f"name[{j}]": j for j in range(n_rows)})
+    out.update({f"component[{c}]": c for c in range(n_cols)})
+    grid(out, "x", x)
+    products = x * x[q]
+    grid(out, "products", products)
+    s = products.sum(-1)
+    grid(out, "scores", s)
+    total = math.fsum(s.tolist())
+    out["scores_sum[0][0]"] = total
+    if total != 0:
+        ratios = s / total
+        grid(out, "ratios", ratios)
+        out["ratios_sum[0][0]"] = math.fsum(ratios.tolist())
+    grid(out, "shifted", s - s.mean())
+    out["shifted_sum[0][0]"] = 0
+    m = s.max()
+    out["shift"] = m.item()
+    grid(out, "scores_shifted", s - m)
+    for name, e in (("exps", torch.exp(s)), ("exps_shifted", torch.exp(s - m))):
+        grid(out, name, e)
+        out[f"{name}_sum[0][0]"] = e.sum().item()
+    w = F.softmax(s, dim=-1)
+    grid(out, "weights", w)
+    out["weights_sum[0][0]"] = w.sum().item()
+    grid(out, "parts", w[:, None] * x)
+    z = w @ x
+    grid(out, "output", z[None, :])
     gram = x @ x.T
-    return {"scores": scores, "weights": weights, "output": weights @ x, "gram": gram,
-            "rows": F.softmax(gram, dim=-1), "cols": F.softmax(gram, dim=-2)}
+    grid(out, "gram", gram)
+    for name, dim in (("softmax_rows", -1), ("softmax_cols", -2)):
+        a = F.softmax(gram, dim=dim)
+        grid(out, name, a)
+        grid(out, f"{name}_sums", a.sum(-1))
+    return out
 
 
-def check_against_torch(built, x, query):
-    o = oracle(x, query)
-    n = len(x)
-    for j in range(n):
-        assert_shown(built, f"scores[{j}][0]", float(o["scores"][j]))
-        assert_shown(built, f"weights[{j}]", float(o["weights"][j]))
-        for k in range(n):
-            assert_shown(built, f"gram[{j}][{k}]", float(o["gram"][j, k]))
-            assert_shown(built, f"softmax_rows[{j}][{k}]", float(o["rows"][j, k]))
-            assert_shown(built, f"softmax_cols[{j}][{k}]", float(o["cols"][j, k]))
-        assert_shown(built, f"softmax_rows_row_sums[{j}][0]", 1.0)
-        assert_shown(built, f"softmax_cols_row_sums[{j}][0]", float(o["cols"][j].sum()))
-    for c, v in enumerate(o["output"]):
-        assert_shown(built, f"output[0][{c}]", float(v))
-    assert built.unexplained() == []
+ENTRIES = ["100", "-100", "1/3", "-1/3", "0.00001", "-0.00001", "0", "99.5", "-37", "2.25"]
+TOKENS = ["abcdefghijkl", "注意力机制从加权平均推导", "WWWWWWWWWWWW", "一二三四五六七八九十一二",
+          "x1", "journey", "自", "mmmmmmmmmmmm", "第4章"]
 
 
+def legal_inputs(rng: random.Random) -> dict:
+    """Raw options at the limits: 2-8 rows (often 8), 1-8 columns (often 8, 2 or 1), entries
+    at ±100, 1/3, 0.00001, and 12-character or CJK tokens."""
+    rows = rng.choice([2, 8, 8, rng.randint(2, 8)])
+    cols = rng.choice([1, 2, 8, 8, rng.randint(1, 8)])
+    x = "; ".join(" ".join(rng.choice(ENTRIES) if rng.random() < 0.8 else str(rng.randint(-100, 100))
+                           for _ in range(cols)) for _ in range(rows))
+    raw = {"x": x, "query": rng.randrange(rows)}
+    if rng.random() < 0.7:
+        raw["tokens"] = " ".join(rng.choice(TOKENS) for _ in range(rows))
+    return raw
+
+
+def proven(**given):
+    inputs = inputs_for(CLIP, **given)
+    built = build(CLIP, inputs)
+    m = built.manifest()
+    problems = layout_problems(m) + oracle_problems(m["numbers"], oracle(inputs))
+    assert problems == [] and built.unexplained() == [], "\n".join(problems[:20])
+    return built, [s["caption"] for s in m["steps"]]
+
+
+def shown(built, label):
+    return built.value(label)["text"]
+
+
+# -- the book's example
 def test_book_example_shows_the_books_numbers():
-    built = build("weighted-average")
-    texts = {r["text"] for r in built.numbers}
-    assert {"0.1554", "0.4223", "0.5777", "0.8446"} <= texts
-    assert [built.value(f"scores[{j}][0]")["text"] for j in range(3)] == ["0", "1", "1"]
-    check_against_torch(built, [[1, 0], [0, 1], [1, 1]], 1)
+    built, captions = proven()
+    assert [shown(built, f"scores[{j}][0]") for j in range(3)] == ["0", "1", "1"]
+    assert [shown(built, f"weights[{j}][0]") for j in range(3)] == ["0.1554", "0.4223", "0.4223"]
+    assert [shown(built, f"output[0][{c}]") for c in range(2)] == ["0.5777", "0.8446"]
+    assert "(0.5777, 0.8446)" in captions[4]
+    assert captions[0].startswith("三个输入向量：既是平面上的箭头")
 
 
 def test_softmax_dim_minus_2_rows_do_not_sum_to_one():
-    built = build("weighted-average")
-    sums = [built.value(f"softmax_cols_row_sums[{j}][0]")["value"] for j in range(3)]
-    assert not np.allclose(sums, 1)
+    built, captions = proven()
+    sums = [float(shown(built, f"softmax_cols_sums[{j}][0]")) for j in range(3)]
+    assert any(abs(v - 1) > 1e-3 for v in sums)
+    assert "不报错却不然" in captions[5]
 
 
-@pytest.mark.parametrize("x, query, tokens", [
-    ("2 -1 0.5; 0 3 1; -2 0.25 4; 1 1 1", 2, None),
-    (JOURNEY, 1, "Your journey starts with one step"),
-    ("1; -1", 0, "yes no"),
-    ("0.5 -1.5 2 0 1 3 -2 1; 1 0 0 0 0 0 0 -1; 3 3 3 3 3 3 3 3; 0 0 0 0 0 0 0 0; "
-     "-1 -2 -3 -4 1 2 3 4; 0.1 0.2 0.3 0.4 0.5 0.6 0.7 0.8; 9 -9 9 -9 9 -9 9 -9; 1 2 1 2 1 2 1 2", 7, None),
-])
-def test_custom_inputs_match_torch(x, query, tokens):
-    inputs = inputs_for("weighted-average", x=x, query=query, tokens=tokens)
-    built = build("weighted-average", inputs)
-    check_against_torch(built, inputs["x"], query)
-    if tokens:
-        drawn = " ".join(s for _, s in built.texts)
-        assert all(t in drawn for t in tokens.split())
+# -- captions chosen by the data
+def test_large_scores_show_the_stable_exponent():
+    """e^200 has 87 digits: the clip shows e^(s - max s), as PyTorch computes it."""
+    built, captions = proven(x="10 10; -10 5; 3 3", query=0)
+    labels = {r["label"] for r in built.numbers}
+    assert "exps_shifted[0][0]" in labels and not any(lab.startswith("exps[") for lab in labels)
+    assert shown(built, "shift") == "200" and "减去最大分数" in captions[3]
+    assert "几乎全给了 x0" in captions[4]          # weight 1.0000: a pick, not a mix
+    assert "出现负数" in captions[2]              # s / sum(s) = (0.95, -0.24, 0.29)
 
 
+def test_plane_and_counts_follow_the_shape():
+    _, captions = proven(x="1 2 3; 4 5 6; 7 8 9", query=0)
+    assert captions[0].startswith("三个输入向量是矩阵 X 的行，每个有三个分量（不画平面）")
+    _, captions = proven(x="1; -1", query=0, tokens="yes no")
+    assert captions[0].startswith("两个输入向量") and "一个分量" in captions[0]
+
+
+def test_zero_sum_and_equal_weights():
+    _, captions = proven(x="0 0; 1 1", query=0)       # every score 0
+    assert "分数之和为零" in captions[2] and "权重全相等" in captions[4]
+
+
+def test_softmax_dim_minus_2_can_sum_to_one_by_coincidence():
+    built, captions = proven(x="1 0; 0 1", query=0)   # X X^T = I: both softmaxes agree
+    assert [shown(built, f"softmax_cols_sums[{j}][0]") for j in range(2)] == ["1.0000", "1.0000"]
+    assert "碰巧也为一" in captions[5]
+
+
+def test_long_tokens_are_keyed_and_tagged():
+    tokens = " ".join(["注意力机制从加权平均推导"] * 8)
+    built, _ = proven(x="; ".join(["100 -100"] * 4 + ["1/3 0.00001"] * 4), query=3, tokens=tokens)
+    drawn = {s for _, s in built.texts}
+    assert "x3 注意力机制从加权平均推导" in drawn and "x7" in drawn
+
+
+# -- provenance
 def test_a_typed_number_is_caught(monkeypatch):
     """A scene that types a number instead of asking the compute module fails the check."""
     from manim import Text
@@ -74,25 +163,29 @@ def test_a_typed_number_is_caught(monkeypatch):
 
     def typed(self):
         original(self)
-        self.add(Text("0.1554"))
+        self.add(Text(text="0.1554"))
     monkeypatch.setattr(WeightedAverage, "why_not_divide", typed)
-    assert build("weighted-average").unexplained() == ["0.1554"]
+    assert build(CLIP).unexplained() == ["0.1554"]
 
 
 def test_a_typed_number_in_a_label_fails_the_build(monkeypatch):
     from scenes.kit.numbers import TypedNumberError
     from scenes.clips.weighted_average import WeightedAverage
-    monkeypatch.setattr(WeightedAverage, "title", "先把加权平均写清楚 2.7183")
+    spec = dataclasses.replace(WeightedAverage.spec, title="先把加权平均写清楚 2.7183")
+    monkeypatch.setattr(WeightedAverage, "spec", spec)
     with pytest.raises(TypedNumberError):
-        build("weighted-average")
+        build(CLIP)
 
 
-def test_dry_run_writes_only_the_manifest(tmp_path):
-    code, out = cli("weighted-average", "--dry-run", "--out", str(tmp_path))
+# -- the command line
+def test_dry_run_writes_the_manifest_and_no_frames(tmp_path):
+    code, out = cli(CLIP, "--dry-run", "--out", str(tmp_path))
     assert code in (0, None), out
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["weighted-average.numbers.json"]
+    names = {p.name for p in tmp_path.iterdir()}
+    assert "weighted-average.numbers.json" in names
+    assert not [n for n in names if n.endswith((".mp4", ".png", ".gif", ".webm"))]    # no frames
     m = manifest(tmp_path / "weighted-average.numbers.json")
-    assert m["scene"] == "weighted-average" and m["inputs"]["query"] == 1
+    assert m["scene"] == CLIP and m["inputs"]["query"] == 1
     assert {"0.1554", "0.4223", "0.5777", "0.8446"} <= {r["text"] for r in m["numbers"]}
 
 
@@ -111,10 +204,10 @@ def test_dry_run_writes_only_the_manifest(tmp_path):
     (["--quality", "8k"], "--quality"),
 ])
 def test_bad_input_one_line_exit_2_nothing_written(tmp_path, args, option):
-    assert_refused(tmp_path, "weighted-average", args, option)
+    assert_refused(tmp_path, CLIP, args, option)
 
 
 def test_tiny_real_render_reads_back(tiny_render):
-    out = tiny_render("weighted-average")
-    captions = assert_video_with_captions(out, "weighted-average", 6)
+    out = tiny_render(CLIP)
+    captions = assert_video_with_captions(out, CLIP, 6)
     assert captions[3][2].startswith("softmax")

@@ -4,16 +4,28 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for plain `manim` runs
 
-from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, GrowArrow, NumberPlane,
-                   VGroup, Write, ORIGIN)
+import numpy as np
+from manim import DOWN, RIGHT, Create, FadeIn, GrowArrow, VGroup, Write, config
 
-from scenes.kit.anim import Appear
-from scenes.compute import scores as compute
+from scenes.clips.weighted_average_parts import (GAP, Table, arrow, cell_width, flush, heat_cells, label_cols,
+                                                 label_rows, place_tags, places, plane_for, weight_bars)
+from scenes.compute import average as compute
 from scenes.kit import style
+from scenes.kit.anim import Appear
 from scenes.kit.base import ClipScene
+from scenes.kit.grids import MatrixGrid
+from scenes.kit.layout import content_center, content_height, content_width, fit
+from scenes.kit.numbers import Shown
 from scenes.pipeline.inputs import integer, matrix, tokens
 from scenes.pipeline.registry import Clip, Option
-from scenes.kit.grids import MatrixGrid, bars, fit
+
+NAME_FITS = 1.1       # a name wider than this is tagged x_j on arrows and column heads
+FULL_SCALE = 0.7      # step 6 shows every softmax number while the three grids fit at this scale
+PLANE_X, TABLE_X = -3.2, 3.6   # the plane left, its table right
+HEAD_SIZE = 34
+HEAT_W, HEAT_MIN = 0.3, 0.12   # a weights cell drawn in colour only (step 6, large inputs)
+COMPACT_SCALE = 0.62  # ... as wide as keeps the scores grid at this scale
+SIDE_W = 6.0          # the table beside the plane
 
 
 def rules(raw: dict) -> dict:
@@ -34,15 +46,14 @@ class WeightedAverage(ClipScene):
             Option('tokens', 'one label per row'),
         ),
     )
-    legacy_text = True   # still composes f-strings: to be moved to book.text templates
 
     def compute(self):
-        x, q = self.inputs["x"], self.inputs["query"]
+        r = compute.lesson(self.inputs["x"], self.inputs["query"])
         tokens = self.inputs["tokens"]
-        self.names = ([self.book.user_text(t) for t in tokens] if tokens
-                      else [f"x{self.book.index('row', j)}" for j in range(len(x))])
-        self.d_in = style.decimals_for(x)
-        return compute.weighted_average(x, q)
+        widths = [self.book.label(self.book.user_text(t), size=style.LABEL_SIZE).width for t in tokens or []]
+        self.name_width = max(widths, default=0.0)
+        self.long = self.name_width > NAME_FITS
+        return r
 
     def construct(self):
         self.show_inputs()
@@ -53,143 +64,232 @@ class WeightedAverage(ClipScene):
         self.matrix_form()
         self.end()
 
-    # -- helpers
-    def planar(self):
+    # -- names: x_j, or the user's token for row j
+    def tag(self, j: int) -> Shown:
+        return self.book.compose("x{}", self.book.index(f"name[{j}]", j))
+
+    def name(self, j: int) -> Shown:
+        tokens = self.inputs["tokens"]
+        return self.book.user_text(tokens[j]) if tokens else self.tag(j)
+
+    def keyed(self, j: int) -> Shown:
+        """x_j and its token: the key wherever tags stand for tokens too wide to fit."""
+        tokens = self.inputs["tokens"]
+        return self.book.compose("{} {}", self.tag(j), self.book.user_text(tokens[j])) if tokens else self.tag(j)
+
+    def names(self) -> list:
+        return [self.name(j) for j in range(len(self.result.x))]
+
+    def short(self, j: int) -> Shown:
+        """The name where room is short: x_j for tokens too wide (step 1 gives the key)."""
+        return self.tag(j) if self.long else self.name(j)
+
+    def colors(self) -> list:
+        return [style.QUERY if j == self.result.query else style.TEXT for j in range(len(self.result.x))]
+
+    def count(self, label: str, n: int) -> Shown:
+        """A count before a measure word (三个): book.word, except two, which is 两 there."""
+        return self.book._record(label, n, "两") if n == 2 else self.book.word(label, n)
+
+    def head(self, tex: str):
+        """A column head: a short formula."""
+        return self.book.math(tex, size=HEAD_SIZE)
+
+    def planar(self) -> bool:
         return self.result.x.shape[1] == 2
 
     def plane(self):
-        """A plane just big enough for the inputs and the output, without tick numbers."""
         r = self.result
-        span = max(1.0, float(abs(r.x).max()), float(abs(r.output).max()))
-        unit = 2.6 / span
-        plane = NumberPlane(x_range=[-span, span, span / 2], y_range=[-span, span, span / 2],
-                            x_length=2 * span * unit, y_length=2 * span * unit,
-                            background_line_style={"stroke_color": style.GRID_LINE, "stroke_opacity": 0.5})
-        return plane
-
-    def arrow(self, plane, start, end, color, label=None):
-        arrow = Arrow(plane.c2p(*start), plane.c2p(*end), buff=0, color=color, stroke_width=5,
-                      max_tip_length_to_length_ratio=0.15)
-        if label is None:
-            return arrow
-        tag = self.book.label(label, color=color, size=style.LABEL_SIZE)
-        tag.next_to(arrow.get_end(), UP + RIGHT, buff=0.05)
-        return VGroup(arrow, tag)
-
-    def query_name(self):
-        return self.names[self.result.query]
+        return plane_for(np.vstack([r.x, r.output[None, :]])).move_to(
+            [PLANE_X, content_center()[1], 0])
 
     # -- steps
     def show_inputs(self):
         r, book = self.result, self.book
-        self.step(f"三个输入向量：既是平面上的箭头，也是矩阵 X 的行；查询取 {self.query_name()}。"
-                  if len(r.x) == 3 else f"输入向量既是矩阵 X 的行；查询取 {self.query_name()}。")
-        grid = MatrixGrid(book, "x", r.x, self.d_in, row_labels=self.names)
-        colors = [style.QUERY if j == r.query else style.VALUE for j in range(len(r.x))]
-        for j, c in enumerate(colors):
-            grid.row_labels[j].set_color(c)
-        self.x_grid = fit(grid, 6, 5.4)
+        n_rows, n_cols = r.x.shape
+        count, query = self.count("rows", n_rows), self.name(r.query)
+        if self.planar():
+            self.step("{}个输入向量：既是平面上的箭头，也是矩阵 X 的行；查询取 {}。", count, query)
+        else:
+            self.step("{}个输入向量是矩阵 X 的行，每个有{}个分量（不画平面）；查询取 {}。",
+                      count, self.count("columns", n_cols), query)
+        colors = [style.QUERY if j == r.query else style.VALUE for j in range(n_rows)]
+        grid = MatrixGrid(book, "x", r.x, places(r.x))
+        label_rows(book, grid, [self.keyed(j) if self.long else self.name(j) for j in range(n_rows)], colors)
         if not self.planar():
-            self.play(Appear(self.x_grid.move_to(ORIGIN)))
+            self.play(Appear(fit(grid).move_to(content_center())))
             return
-        self.plane_mob = self.plane().shift(LEFT * 3.2 + DOWN * 0.2)
-        self.x_grid.move_to(RIGHT * 3.6)
-        arrows = [self.arrow(self.plane_mob, (0, 0), r.x[j], colors[j], self.names[j])
-                  for j in range(len(r.x))]
-        self.play(Create(self.plane_mob), Appear(self.x_grid))
-        self.play(*[GrowArrow(a[0]) for a in arrows], *[Appear(a[1]) for a in arrows])
-        self.input_arrows = VGroup(*arrows)
+        plane = self.plane()
+        fit(grid, SIDE_W).move_to([TABLE_X, content_center()[1], 0])
+        arrows = [arrow(plane, (0, 0), r.x[j], colors[j]) for j in range(n_rows)]
+        tags = [book.label(self.short(j), color=colors[j], size=style.LABEL_SIZE)
+                for j in range(n_rows)]
+        area = (-config.frame_width / 2 + style.FRAME_MARGIN, style.CONTENT_BOTTOM,
+                grid.get_left()[0] - GAP, style.CONTENT_TOP)
+        axes = [(plane.x_axis.get_start(), plane.x_axis.get_end()), (plane.y_axis.get_start(), plane.y_axis.get_end())]
+        place_tags(tags, [plane.c2p(*r.x[j]) for j in range(n_rows)], area, plane.c2p(0, 0), axes)
+        self.play(Create(plane), Appear(grid))
+        self.play(*[GrowArrow(a) if hasattr(a, "tip") else FadeIn(a) for a in arrows],
+                  *[Appear(t) for t in tags])
 
     def dot_products(self):
         r, book = self.result, self.book
-        self.step(f"查询 {self.query_name()} 与每个向量逐分量相乘再相加，得到点积分数。")
+        query = self.name(r.query)
+        self.step("查询 {} 与每个向量逐分量相乘再相加，得到点积分数。", query)
         self.clear_stage()
-        cols = [f"r={book.index('component', c)}" for c in range(r.x.shape[1])]
-        d = style.decimals_for(r.products)
-        products = MatrixGrid(book, "products", r.products, d, row_labels=self.names, col_labels=cols)
-        head = book.label(f"逐分量乘积 {self.query_name()}[r] · xⱼ[r]", size=style.LABEL_SIZE,
-                          color=style.QUERY)
-        scores = MatrixGrid(book, "scores", r.scores[:, None], style.decimals_for(r.scores),
-                            col_labels=["分数 s = Σ"], col_color=style.ACCENT)
+        products = MatrixGrid(book, "products", r.products, places(r.products))
+        label_rows(book, products, [self.short(j) for j in range(len(r.x))], self.colors())
+        label_cols(book, products, [book.compose("r={}", book.index(f"component[{c}]", c))
+                                    for c in range(r.x.shape[1])])
+        head = book.text("逐分量乘积 {}[r] · xⱼ[r]", self.short(r.query), size=style.LABEL_SIZE, color=style.QUERY)
+        scores = MatrixGrid(book, "scores", r.scores[:, None], places(r.scores))
+        label_cols(book, scores, ["分数 s = Σ"], style.ACCENT)
         products = VGroup(head, products).arrange(DOWN, buff=0.3)
-        fit(VGroup(products, scores).arrange(RIGHT, buff=0.6, aligned_edge=DOWN), 12.5, 5.6).move_to(DOWN * 0.2)
+        both = VGroup(products, scores).arrange(RIGHT, buff=0.6, aligned_edge=DOWN)
+        fit(both).move_to(content_center())
         self.play(Appear(products))
         self.play(*[Write(scores.entry(j, 0)) for j in range(len(r.x))], Appear(scores.box_group),
                   Appear(scores.col_labels))
-        self.scores_grid = scores
 
     def why_not_divide(self):
         r, book = self.result, self.book
-        self.step("直接除以分数之和？分数可能为负，总和也可能为零：无法普遍得到概率权重。")
+        self.step({
+            "works": "直接除以分数之和？此例恰好可行；但分数可能为负，总和也可能为零：无法普遍得到概率权重。",
+            "zero": "直接除以分数之和？此例分数之和为零，s / Σs 无定义：无法普遍得到概率权重。",
+            "negative": "直接除以分数之和？此例 s / Σs 出现负数，不是概率：无法普遍得到概率权重。",
+        }[r.case])
         self.clear_stage()
-        d = style.decimals_for(r.shifted)
-        shifted = MatrixGrid(book, "shifted", r.shifted[None, :], d, col_labels=self.names,
-                             row_labels=["s − mean(s)"], heat=None)
-        zero = book.fmt("shifted_sum", r.shifted_sum, d)
-        total = book.label(f"Σ = {zero}   →   s / Σs 无定义（除以零）",
-                           color=style.MASK)
-        fit(VGroup(shifted, total).arrange(DOWN, buff=0.6), 12.5, 5)
-        self.play(Appear(shifted))
-        self.play(Write(total))
+        d = places(r.scores)
+        columns = [("scores", r.scores, d, self.head(r"s_j"), None)]
+        sums = [("scores_sum", r.scores_sum, d)]
+        if r.ratios is not None:
+            columns.append(("ratios", r.ratios, places(r.ratios), self.head(r"s_j \,/ \textstyle\sum_k s_k"), None))
+            sums.append(("ratios_sum", r.ratios_sum, places(r.ratios)))
+        if r.case == "works":
+            columns.append(("shifted", r.shifted, places(r.shifted), self.head(r"s_j - \mathrm{mean}(s)"), None))
+            sums.append(("shifted_sum", r.shifted_sum, 0))
+        table = Table(book, columns, self.names(), self.colors(), sums,
+                      book.label("Σ", color=style.ACCENT, size=style.LABEL_SIZE))
+        if r.ratios is not None:
+            for j, v in enumerate(r.ratios):
+                if v < 0:
+                    table.grids[1].entry(j, 0).set_color(style.MASK)
+        note = book.label({
+            "works": "此例 s / Σs 非负、和为一，恰好可用；\n但像 s − mean(s) 这样有正有负、和为零的分数，s / Σs 无定义（除以零）",
+            "zero": "Σs 为零：s / Σs 无定义（除以零）",
+            "negative": "s / Σs 有负数（红色）：不是概率权重",
+        }[r.case], color=style.MASK, size=style.LABEL_SIZE)
+        fit(VGroup(table, note).arrange(DOWN, buff=0.45)).move_to(content_center())
+        self.play(Appear(table))
+        self.play(Write(note))
 
     def softmax_weights(self):
         r, book = self.result, self.book
-        self.step("softmax：取 e 的分数次方再除以总和，每项非负、总和为一。")
+        if r.stable:
+            self.step("softmax：先减去最大分数m再取e的次方（权重不变、不会溢出），再除以总和；每项非负、总和为一。")
+            formula = book.math(r"\alpha_j = \frac{e^{s_j}}{\sum_k e^{s_k}} = \frac{e^{s_j - m}}{\sum_k e^{s_k - m}},"
+                                r"\quad m = \max_k s_k = @", book.fmt("shift", r.shift, places(r.scores)),
+                                size=HEAD_SIZE)
+        else:
+            self.step("softmax：取 e 的分数次方再除以总和，每项非负、总和为一。")
+            formula = book.math(r"\alpha_j = \frac{e^{s_j}}{\sum_k e^{s_k}}", size=36)
         self.clear_stage()
-        formula = book.math(r"\alpha_j = \frac{e^{s_j}}{\sum_k e^{s_k}}", size=36)
-        exps = MatrixGrid(book, "exp_scores", r.exps[None, :], 4, col_labels=self.names,
-                          row_labels=["e^s"])
-        total = book.label(f"Σ e^s = {book.fmt('exp_sum', r.exp_sum)}", color=style.ACCENT)
-        weights = bars(book, "weights", r.weights, [style.VALUE], labels=self.names, max_height=2.2)
-        weight_sum = book.label(f"Σ α = {book.fmt('weights_sum', r.weights_sum)}", color=style.ACCENT)
-        left = VGroup(formula, exps, total).arrange(DOWN, buff=0.45)
-        right = VGroup(weights, weight_sum).arrange(DOWN, buff=0.35)
-        fit(VGroup(left, right).arrange(RIGHT, buff=1.0), 12.8, 5.6).move_to(DOWN * 0.15)
+        exp_name = "exps_shifted" if r.stable else "exps"
+        columns = [("scores", r.scores, places(r.scores), self.head(r"s_j"), None)]
+        if r.stable:
+            columns.append(("scores_shifted", r.scores - r.shift, places(r.scores - r.shift),
+                            self.head(r"s_j - m"), None))
+        columns += [(exp_name, r.exps, 4, self.head(r"e^{s_j - m}" if r.stable else r"e^{s_j}"), None),
+                    ("weights", r.weights, 4, self.head(r"\alpha_j"), "weights")]
+        sums = [None] * (len(columns) - 2) + [(f"{exp_name}_sum", r.exps_sum, 4), ("weights_sum", r.weights_sum, 4)]
+        table = Table(book, columns, self.names(), self.colors(), sums,
+                      book.label("Σ", color=style.ACCENT, size=style.LABEL_SIZE))
+        bars = weight_bars(table, r.weights, [style.VALUE])
+        body = VGroup(table, bars)
+        fit(VGroup(formula, body).arrange(DOWN, buff=0.4)).move_to(content_center())
         self.play(Write(formula))
-        self.play(Appear(exps), Appear(total))
-        self.play(FadeIn(weights, shift=UP * 0.3), FadeIn(weight_sum))
+        self.play(Appear(table))
+        self.play(FadeIn(bars, shift=RIGHT * 0.3))
 
     def mix(self):
         r, book = self.result, self.book
-        name = f"z{book.index('query', r.query)}"
-        out = ", ".join(book.fmt(f"output[{c}]", v) for c, v in enumerate(r.output))
-        self.step(f"{name} = Σ αⱼ xⱼ = ({out})：三个向量的混合，不是挑出其中一个。"
-                  if len(r.x) == 3 else f"{name} = Σ αⱼ xⱼ = ({out})：所有输入的混合，不是挑出其中一个。")
+        z = book.compose("z{}", book.index("query", r.query))
+        d = places(np.concatenate([r.parts.ravel(), r.output]))
+        n = self.count("rows", len(r.x))
+        if r.picked is not None:
+            pick = self.name(r.picked)
+            self.step("{} = Σ αⱼ xⱼ：分数相差悬殊，权重几乎全给了 {}，{} 几乎就是 {}。", z, pick, z, pick)
+        elif r.equal:
+            self.step("{} = Σ αⱼ xⱼ：权重全相等，{} 就是{}个向量的平均。", z, z, n)
+        elif len(r.output) <= 3:
+            out = book.compose(", ".join("{}" for _ in r.output),
+                               *[book.fmt(f"output[0][{c}]", v, d) for c, v in enumerate(flush(r.output))])
+            self.step("{} = Σ αⱼ xⱼ = ({})：{}个向量的混合，不是挑出其中一个。", z, out, n)
+        else:
+            self.step("{} = Σ αⱼ xⱼ（表的末行）：{}个向量的混合，不是挑出其中一个。", z, n)
         self.clear_stage()
-        parts = MatrixGrid(book, "parts", r.parts, 4, row_labels=[f"α·{n}" for n in self.names])
-        total = MatrixGrid(book, "output", r.output[None, :], 4, row_labels=[name], row_color=style.ACCENT)
-        table = fit(VGroup(parts, total).arrange(DOWN, buff=0.35, aligned_edge=RIGHT), 6.2, 5.4)
+        parts = MatrixGrid(book, "parts", flush(r.parts), d)
+        label_rows(book, parts, [book.compose("α·{}", self.short(j)) for j in range(len(r.x))], self.colors())
+        total = MatrixGrid(book, "output", flush(r.output)[None, :], d)
+        label_rows(book, total, [z], [style.ACCENT])
+        table = VGroup(parts, total).arrange(DOWN, buff=0.35, aligned_edge=RIGHT)
         if not self.planar():
-            self.play(Appear(table.move_to(ORIGIN)))
+            self.play(Appear(fit(table).move_to(content_center())))
             return
-        plane = self.plane().shift(LEFT * 3.2 + DOWN * 0.2)
-        table.move_to(RIGHT * 3.6)
+        plane = self.plane()
+        fit(table, SIDE_W).move_to([TABLE_X, content_center()[1], 0])
         self.play(Create(plane), Appear(table))
-        tip = (0.0, 0.0)
-        for j, part in enumerate(r.parts):
-            end = (tip[0] + part[0], tip[1] + part[1])
-            self.play(GrowArrow(self.arrow(plane, tip, end, style.VALUE)), run_time=0.5)
-            tip = end
-        self.play(GrowArrow(self.arrow(plane, (0, 0), r.output, style.ACCENT)[0]))
+        tip = np.zeros(2)
+        for part in r.parts:
+            step = arrow(plane, tip, tip + part, style.VALUE)
+            self.play(GrowArrow(step) if hasattr(step, "tip") else FadeIn(step), run_time=0.5)
+            tip = tip + part
+        total_arrow = arrow(plane, (0, 0), r.output, style.ACCENT)
+        self.play(GrowArrow(total_arrow) if hasattr(total_arrow, "tip") else FadeIn(total_arrow))
 
     def matrix_form(self):
         r, book = self.result, self.book
-        last, rows_axis = book.index("axis", -1), book.index("axis", -2)
-        self.step(f"矩阵形式：scores = X Xᵀ；softmax(dim={last}) 每行和为一，dim={rows_axis} 不报错却不然。")
+        last, rows_axis = book.index("dim_last", -1), book.index("dim_rows", -2)
+        if r.cols_sums_one:
+            self.step("矩阵形式：scores = X Xᵀ；softmax(dim={}) 每行和为一；此例 dim={} 的行和碰巧也为一，一般并不保证。",
+                      last, rows_axis)
+        else:
+            self.step("矩阵形式：scores = X Xᵀ；softmax(dim={}) 每行和为一，dim={} 不报错却不然。", last, rows_axis)
         self.clear_stage()
-        gram = MatrixGrid(book, "gram", r.gram, style.decimals_for(r.gram), row_labels=self.names,
-                          col_labels=self.names, heat="scores")
-        rows = self.with_sums("softmax_rows", r.rows, r.rows_sums, style.VALUE)
-        cols = self.with_sums("softmax_cols", r.cols, r.cols_row_sums, style.MASK)
-        tags = ["X Xᵀ", f"softmax(dim={last})", f"softmax(dim={rows_axis})"]
-        groups = [VGroup(book.label(t, size=style.LABEL_SIZE, color=style.MUTED), g).arrange(DOWN, buff=0.2)
-                  for t, g in zip(tags, (gram, rows, cols))]
-        fit(VGroup(*groups).arrange(RIGHT, buff=0.5), 13.2, 5.6).move_to(DOWN * 0.1)
+        n = len(r.x)
+        dg = places(r.gram)
+        heads = self.name_width <= cell_width(r.gram, dg) - GAP   # names fit over the columns
+        gram = MatrixGrid(book, "gram", r.gram, dg, heat="scores")
+        label_rows(book, gram, [self.name(j) if heads else self.short(j) if self.long else self.keyed(j)
+                                for j in range(n)], self.colors())
+        label_cols(book, gram, [self.name(j) if heads else self.tag(j) for j in range(n)])
+        tags = [book.label("X Xᵀ"), book.text("softmax(dim={})", last), book.text("softmax(dim={})", rows_axis)]
+        for t in tags:
+            t.set_color(style.MUTED)
+        heat_w = self.heat_width(gram)
+        rows = self.with_sums("softmax_rows", r.rows, r.rows_sums, style.VALUE, heat_w)
+        cols = self.with_sums("softmax_cols", r.cols, r.cols_sums, style.MASK, heat_w)
+        groups = [VGroup(t, g).arrange(DOWN, buff=0.2) for t, g in zip(tags, (gram, rows, cols))]
+        layout = VGroup(*groups).arrange(RIGHT, buff=0.5, aligned_edge=DOWN)
+        fit(layout).move_to(content_center())
         for g in groups:
             self.play(Appear(g))
 
-    def with_sums(self, name, weights, sums, sum_color):
-        grid = MatrixGrid(self.book, name, weights, 4, heat="weights")
-        col = MatrixGrid(self.book, f"{name}_row_sums", sums[:, None], 4, col_labels=["行和"],
-                         col_color=sum_color)
+    def heat_width(self, gram: MatrixGrid) -> float | None:
+        """None while every softmax number fits beside the scores at FULL_SCALE; else the width
+        of a colour-only weights cell that keeps the whole row at COMPACT_SCALE."""
+        r, n = self.result, len(self.result.x)
+        sums = style.CELL_PAD + cell_width(r.rows_sums, 4)
+        width = gram.width + 2 * (n * cell_width(r.rows, 4) + sums) + 1.0
+        height = (n + 2) * style.MIN_CELL_H
+        if min(content_width() / width, content_height() / height) >= FULL_SCALE:
+            return None
+        room = content_width() / COMPACT_SCALE - gram.width - 2 * sums - 1.0
+        return float(np.clip(room / (2 * n), HEAT_MIN, HEAT_W))
+
+    def with_sums(self, name, weights, sums, sum_color, heat_w):
+        grid = (MatrixGrid(self.book, name, weights, 4, heat="weights") if heat_w is None
+                else heat_cells(weights, heat_w, style.MIN_CELL_H))
+        col = MatrixGrid(self.book, f"{name}_sums", sums[:, None], 4)
+        label_cols(self.book, col, ["行和"], sum_color)
         return VGroup(grid, col).arrange(RIGHT, buff=0.15, aligned_edge=DOWN)

@@ -1,0 +1,210 @@
+"""Builders for the weighted-average clip: tables whose rows are the input positions,
+horizontal weight bars, the plane with arrows and their tags placed clear of each other.
+
+Every number goes through the NumberBook; every colour comes from style.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+from manim import DOWN, LEFT, RIGHT, UP, Arrow, Dot, Line, Mobject, NumberPlane, Rectangle, VGroup
+
+from scenes.kit import style
+from scenes.kit.glyphs import NumberText
+from scenes.kit.grids import MatrixGrid, heat_color
+
+GAP = 0.22            # between the columns of a table
+PLANE_HALF = 2.6      # the plane's half side, in scene units
+MARGIN = 1.15        # the plane reaches this much past the longest arrow
+SHORTEST = 0.04       # an arrow shorter than this is drawn as a dot
+DECIMAL_STEPS = (0, 1, 2, 4)
+TINY = 1e-99
+
+
+def places(values: Any, widest: int = 7) -> int:
+    """Decimals for a grid: the fewest that show every value exactly (0, 1, 2 or else 4),
+    cut while the widest drawn value is longer than `widest` characters (12345.6789 -> 12346).
+    Where some value is longer at every cut (a tiny one drawn 1.000e−05), the cells are that
+    wide anyway: the most decimals that fit in them."""
+    arr = np.asarray(values, float).ravel()
+    arr = arr[np.isfinite(arr)]
+    first = style.decimals_for(arr)
+    if not arr.size:
+        return first
+    options = [d for d in DECIMAL_STEPS if d <= first][::-1]
+    longest = {d: max(len(style.format_number(float(v), d)) for v in arr) for d in options}
+    limit = max(widest, min(longest.values()))
+    return next(d for d in options if longest[d] <= limit)
+
+
+def flush(values: Any) -> np.ndarray:
+    """Magnitudes below TINY drawn as 0: their scientific form with a three-digit exponent
+    (−2.669e−108) is longer than a drawn number may be, and at four decimals they read 0."""
+    arr = np.array(values, float)
+    arr[np.abs(arr) < TINY] = 0.0
+    return arr
+
+
+def char_width(size: float = style.NUMBER_SIZE) -> float:
+    """The advance of one character of the (monospaced) number font."""
+    zero = style.format_number(0, 0)
+    return NumberText(zero * 2, size=size).width / 2
+
+
+def number_chars(values: Any, decimals: int) -> int:
+    """The longest drawn text among the values."""
+    return max(len(style.format_number(float(v), decimals)) for v in np.ravel(values))
+
+
+def cell_width(values: Any, decimals: int) -> float:
+    """The width a MatrixGrid gives each cell of these values."""
+    return max(number_chars(values, decimals) * char_width() + style.CELL_PAD, style.MIN_CELL_W)
+
+
+def label_rows(book, grid: MatrixGrid, labels: Sequence[str], colors: Sequence[str]) -> VGroup:
+    """Row labels left of the grid's rows (texts the book made, or words)."""
+    for i, text in enumerate(labels):
+        mob = book.label(text, color=colors[i % len(colors)], size=style.LABEL_SIZE)
+        grid.row_labels.add(mob.next_to(grid.boxes[i][0], LEFT, buff=0.15))
+    return grid.row_labels
+
+
+def label_cols(book, grid: MatrixGrid, labels: Sequence[str], color: str = style.TEXT) -> VGroup:
+    for j, text in enumerate(labels):
+        mob = book.label(text, color=color, size=style.LABEL_SIZE)
+        grid.col_labels.add(mob.next_to(grid.boxes[0][j], UP, buff=0.15))
+    return grid.col_labels
+
+
+class Table(VGroup):
+    """Columns of one number per position, side by side, sharing rows; a header above each
+    column and, optionally, a Σ row below. columns: (name, values, decimals, header, heat)."""
+
+    def __init__(self, book, columns: Sequence[tuple], row_labels: Sequence[str],
+                 row_colors: Sequence[str], sums: Sequence[tuple | None] | None = None,
+                 sum_label: Mobject | None = None, sum_color: str = style.ACCENT) -> None:
+        super().__init__()
+        self.grids, self.sums, x = [], [], 0.0
+        for k, (name, values, decimals, header, heat) in enumerate(columns):
+            grid = MatrixGrid(book, name, np.asarray(values, float)[:, None], decimals, heat=heat)
+            width = max(grid.box_group.width, header.width)
+            grid.move_to([x + width / 2, 0, 0], aligned_edge=UP)
+            header.next_to(grid.box_group, UP, buff=0.15)
+            self.grids.append(grid)
+            self.add(grid, header)
+            x += width + GAP
+        label_rows(book, self.grids[0], row_labels, row_colors)
+        for k, spec in enumerate(sums or []):
+            if spec is None:
+                continue
+            name, value, decimals = spec
+            cell = MatrixGrid(book, name, [[value]], decimals)
+            cell.entries[0][0].set_color(sum_color)
+            cell.next_to(self.grids[k].box_group, DOWN, buff=0.12)
+            self.sums.append(cell)
+            self.add(cell)
+        if self.sums and sum_label is not None:
+            self.add(sum_label.next_to(self.sums[0], LEFT, buff=0.15).align_to(
+                self.grids[0].row_labels, RIGHT))
+
+    def rows_box(self, i: int) -> VGroup:
+        return VGroup(*[g.boxes[i][0] for g in self.grids])
+
+
+def weight_bars(table: Table, weights: Sequence[float], colors: Sequence[str],
+                length: float = 2.2) -> VGroup:
+    """A horizontal bar per row, right of the table, as long as the row's weight."""
+    bars = VGroup()
+    left = max(g.box_group.get_right()[0] for g in table.grids) + GAP * 2
+    for i, w in enumerate(weights):
+        row = table.grids[-1].boxes[i][0]
+        bar = Rectangle(width=max(float(w), 0.0) * length + 1e-3, height=row.height * 0.6,
+                        fill_color=colors[i % len(colors)], fill_opacity=0.85, stroke_width=0)
+        bars.add(bar.move_to([left, row.get_center()[1], 0], aligned_edge=LEFT))
+    column = table.grids[-1].box_group
+    axis = Line([left, column.get_top()[1], 0], [left, column.get_bottom()[1], 0],
+                stroke_color=style.GRID_LINE, stroke_width=2)
+    return VGroup(axis, bars)
+
+
+def heat_cells(values: Any, width: float, height: float) -> VGroup:
+    """A weights grid in colour only (0..1 heat scale): the numbers abbreviated."""
+    values = np.atleast_2d(np.asarray(values, float))
+    cells = VGroup()
+    for i, row in enumerate(values):
+        for j, v in enumerate(row):
+            cells.add(Rectangle(width=width, height=height, stroke_color=style.GRID_LINE, stroke_width=1,
+                                fill_color=heat_color(float(v)), fill_opacity=0.9).move_to([j * width, -i * height, 0]))
+    return cells
+
+
+# ---------------------------------------------------------------- the plane
+def plane_for(points: np.ndarray) -> NumberPlane:
+    """A plane just big enough for the points, without tick numbers (any scale reads)."""
+    span = float(np.abs(points).max()) if np.size(points) else 0.0
+    span = span * MARGIN if span > 0 else 1.0
+    unit = PLANE_HALF / span
+    return NumberPlane(x_range=[-span, span, span / 2], y_range=[-span, span, span / 2],
+                       x_length=2 * span * unit, y_length=2 * span * unit,
+                       background_line_style={"stroke_color": style.GRID_LINE, "stroke_opacity": 0.5})
+
+
+def arrow(plane: NumberPlane, start: Sequence[float], end: Sequence[float], color: str) -> Mobject:
+    """An arrow from start to end, or a dot where it would be too short to see."""
+    a, b = plane.c2p(*start), plane.c2p(*end)
+    if np.linalg.norm(b - a) < SHORTEST:
+        return Dot(b, radius=0.06, color=color)
+    return Arrow(a, b, buff=0, color=color, stroke_width=5, max_tip_length_to_length_ratio=0.15,
+                 max_stroke_width_to_length_ratio=8)
+
+
+def _overlaps(a: np.ndarray, b: np.ndarray, pad: float = 0.06) -> bool:
+    return a[0] - pad < b[2] and b[0] - pad < a[2] and a[1] - pad < b[3] and b[1] - pad < a[3]
+
+
+def _box(mob: Mobject) -> np.ndarray:
+    return np.array([mob.get_left()[0], mob.get_bottom()[1], mob.get_right()[0], mob.get_top()[1]])
+
+
+def _crosses(box: np.ndarray, start: np.ndarray, end: np.ndarray, pad: float = 0.04) -> bool:
+    """Whether the segment start-end passes through the box (sampled along its length)."""
+    for t in np.linspace(0, 1, 24):
+        p = start + t * (end - start)
+        if box[0] - pad < p[0] < box[2] + pad and box[1] - pad < p[1] < box[3] + pad:
+            return True
+    return False
+
+
+def place_tags(tags: Sequence[Mobject], tips: Sequence[np.ndarray], area: Sequence[float],
+               origin: np.ndarray, lines: Sequence[tuple] = ()) -> None:
+    """Put each tag beside its arrow's tip (arrows from `origin`): just off the arrow's line
+    first, then turning and stepping away until it covers no arrow, no line (start, end) and no
+    tag already placed and stays in `area` (xmin, ymin, xmax, ymax). Where nothing is free,
+    the first spot clear of the other tags."""
+    placed: list[np.ndarray] = []
+    tips = [np.asarray(t, float) for t in tips]
+    segments = [(origin, t) for t in tips] + [(np.asarray(a, float), np.asarray(b, float)) for a, b in lines]
+    for tag, tip in zip(tags, tips):
+        out = tip - origin
+        base = np.arctan2(out[1], out[0]) if np.linalg.norm(out[:2]) > SHORTEST else np.pi / 4
+        chosen, fallback = None, None
+        for radius in (0.1, 0.25, 0.45, 0.7, 1.0, 1.4, 1.9, 2.5):
+            for turn in (1, -1, 0, 2, -2, 3, -3, 4):
+                angle = base + turn * np.pi / 4
+                d = np.array([np.cos(angle), np.sin(angle), 0.0])
+                reach = radius + abs(d[0]) * tag.width / 2 + abs(d[1]) * tag.height / 2
+                centre = tip + d * reach
+                box = np.array([centre[0] - tag.width / 2, centre[1] - tag.height / 2,
+                                centre[0] + tag.width / 2, centre[1] + tag.height / 2])
+                inside = box[0] >= area[0] and box[2] <= area[2] and box[1] >= area[1] and box[3] <= area[3]
+                if not inside or any(_overlaps(box, p) for p in placed):
+                    continue
+                fallback = centre if fallback is None else fallback
+                if not any(_crosses(box, a, b) for a, b in segments):
+                    chosen = centre
+                    break
+            if chosen is not None:
+                break
+        tag.move_to(chosen if chosen is not None else fallback if fallback is not None else tip)
+        placed.append(_box(tag))

@@ -1,0 +1,96 @@
+"""4.1 for any legal input: scores, why s / sum(s) fails, the stable softmax, the mix.
+
+Everything the weighted-average clip states about its input is decided here, from
+the numbers: which way s / sum(s) breaks, whether e^s must be shifted by max(s) to
+stay finite, whether the weights pick one input or mix them, and whether the rows
+of softmax(dim=-2) happen to sum to one.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+PLAIN_EXP_LIMIT = 10.0     # e^s is drawn as it is while |max s| <= this (e^10 ~ 22026)
+SHOWN_ONE = 5e-5           # a weight within this of 1 is drawn as 1.0000: one input is picked
+
+
+def softmax(scores: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Stable softmax, as PyTorch computes it: e^(s - max) / sum."""
+    s = np.asarray(scores, float)
+    e = np.exp(s - np.max(s, axis=axis, keepdims=True))
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def divide_case(scores: np.ndarray, total: float) -> str:
+    """How s / sum(s) fares on these scores.
+
+    "zero": the sum is 0, nothing to divide by; "negative": some s_j / sum is below 0;
+    "works": non-negative shares summing to 1 (the book's example). The query's own score
+    |x_q|^2 is >= 0, so a negative sum always makes some share negative.
+    """
+    if total == 0:
+        return "zero"
+    return "negative" if np.any(scores / total < 0) else "works"
+
+
+@dataclass(frozen=True)
+class Lesson:
+    x: np.ndarray            # [T, D] inputs
+    query: int
+    products: np.ndarray     # [T, D] x_query[r] * x_j[r]
+    scores: np.ndarray       # [T] dot products with the query
+    scores_sum: float        # exactly rounded sum (math.fsum)
+    case: str                # divide_case(scores, scores_sum)
+    ratios: np.ndarray | None  # s / sum(s), None when the sum is 0
+    ratios_sum: float | None
+    shifted: np.ndarray      # s - mean(s): the counter-example, with an exact zero sum
+    shifted_sum: int         # 0, summed exactly (fractions)
+    stable: bool             # e^s would overflow or be unreadable: show e^(s - m), m = max s
+    shift: float             # m (0 when not stable)
+    exps: np.ndarray         # e^(s - shift)
+    exps_sum: float
+    weights: np.ndarray      # softmax(scores)
+    weights_sum: float
+    picked: int | None       # the input a weight drawn as 1.0000 picks, else None
+    equal: bool              # every weight the same: z is the plain mean
+    parts: np.ndarray        # [T, D] weights_j x_j
+    output: np.ndarray       # [D] z = sum_j weights_j x_j
+    gram: np.ndarray         # X X^T
+    rows: np.ndarray         # softmax(gram, dim=-1)
+    cols: np.ndarray         # softmax(gram, dim=-2)
+    rows_sums: np.ndarray    # each row of `rows` sums to 1
+    cols_sums: np.ndarray    # the rows of `cols`: 1 only by coincidence
+    cols_sums_one: bool      # every row of `cols` is drawn as summing to 1
+
+
+def lesson(x, query: int) -> Lesson:
+    x = np.asarray(x, float)
+    scores = x @ x[query]
+    total = math.fsum(scores)
+    case = divide_case(scores, total)
+    ratios = None if total == 0 else scores / total
+    exact = [Fraction(float(s)) for s in scores]
+    mean = sum(exact) / len(exact)
+    shifted_exact = [s - mean for s in exact]
+    stable = abs(float(scores.max())) > PLAIN_EXP_LIMIT
+    shift = float(scores.max()) if stable else 0.0
+    exps = np.exp(scores - shift)
+    weights = softmax(scores)
+    top = int(np.argmax(weights))
+    gram = x @ x.T
+    rows, cols = softmax(gram, -1), softmax(gram, -2)
+    cols_sums = cols.sum(-1)
+    return Lesson(
+        x=x, query=int(query), products=x * x[query], scores=scores, scores_sum=total, case=case,
+        ratios=ratios, ratios_sum=None if ratios is None else math.fsum(ratios),
+        shifted=np.array([float(s) for s in shifted_exact]), shifted_sum=int(sum(shifted_exact)),
+        stable=stable, shift=shift, exps=exps, exps_sum=math.fsum(exps),
+        weights=weights, weights_sum=math.fsum(weights),
+        picked=top if weights[top] > 1 - SHOWN_ONE else None,
+        equal=bool(np.ptp(weights) == 0),
+        parts=weights[:, None] * x, output=weights @ x, gram=gram, rows=rows, cols=cols,
+        rows_sums=rows.sum(-1), cols_sums=cols_sums,
+        cols_sums_one=bool(np.all(np.abs(cols_sums - 1) < SHOWN_ONE)))

@@ -1,6 +1,7 @@
 """4.9: the exercises' answers, each checked against PyTorch: the two attention versions with
 transposed weights, the wrapper's width, the parameters of a real module, masked softmax, shapes."""
 import random
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -153,7 +154,6 @@ def oracle(inputs):
     grid(out, "zeros.weights", weights)
     grid(out, "zeros.sums", weights.sum(dim=-1))
     for (i, j), wv in np.ndenumerate(weights.numpy()):
-        from fractions import Fraction
         f = Fraction(float(wv)).limit_denominator(100)
         out[f"zeros.num[{i}][{j}]"], out[f"zeros.den[{i}][{j}]"] = f.numerator, f.denominator
     # shapes

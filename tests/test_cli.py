@@ -67,3 +67,16 @@ def test_the_readme_lists_every_clip_in_book_order():
             if line.startswith("| `")]
     assert rows == CLIPS
     assert all((ROOT / "assets" / "gallery" / f"{clip}.png").exists() for clip in CLIPS)
+
+
+def test_a_step_past_the_last_is_bad_input_naming_the_count(tmp_path):
+    code, out = cli("multihead", "--format", "png", "--quality", "tiny", "--step", "99", "--out", str(tmp_path / "o"))
+    assert code == 2 and len(out.strip().splitlines()) == 1 and "--step" in out and "steps" in out, out
+    assert not (tmp_path / "o").exists()
+
+
+def test_integer_options_take_their_whole_documented_range(tmp_path):
+    code, out = cli("dropout", "--seed", "2147483647", "--dry-run", "--out", str(tmp_path))
+    assert code == 0, out
+    code, out = cli("dropout", "--seed", "2147483648", "--dry-run", "--out", str(tmp_path / "o"))
+    assert code == 2 and "--seed" in out and "2147483647" in out

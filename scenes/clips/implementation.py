@@ -15,6 +15,7 @@ from scenes.kit import style  # noqa: E402
 from scenes.kit.anim import Appear  # noqa: E402
 from scenes.kit.base import ClipScene  # noqa: E402
 from scenes.kit.layout import content_center, content_height, content_width, fit  # noqa: E402
+from scenes.kit.numbers import Shown  # noqa: E402
 from scenes.pipeline.inputs import InputError, integer  # noqa: E402
 from scenes.pipeline.registry import Clip, Option  # noqa: E402
 
@@ -42,6 +43,11 @@ def rules(raw: dict) -> dict:
     return {"shape": tuple(sizes), "heads": heads, "seed": seed}
 
 
+def digits(value: float) -> int:
+    """An exact zero is drawn as 0; any other difference in the compact scientific form."""
+    return 0 if value == 0 else 4
+
+
 class Implementation(ClipScene):
     spec = Clip(
         name="implementation", section="4.8", title="配套实现怎样对照每一行",
@@ -55,14 +61,14 @@ class Implementation(ClipScene):
         ),
     )
 
-    def compute(self):
+    def compute(self) -> SimpleNamespace:
         b, t, d_model = self.inputs["shape"]
         heads = self.inputs["heads"]
         shapes = compute.code_shapes((b, t, d_model), heads)
         return SimpleNamespace(shapes=shapes, widths=compute.out_widths(d_model, heads),
                                check=compute.sdpa_check(shapes.heads, self.inputs["seed"]))
 
-    def construct(self):
+    def construct(self) -> None:
         self.listing = self.code_listing()
         self.band = None
         self.projection()
@@ -73,16 +79,16 @@ class Implementation(ClipScene):
         self.end()
 
     # -- helpers
-    def shape(self, name):
+    def shape(self, name: str) -> Shown:
         return self.book.coords(f"shape.{name}", getattr(self.result.shapes, name))
 
-    def const(self, label, value):
+    def const(self, label: str, value: int) -> Shown:
         return self.book.index(f"code.{label}", value)
 
-    def pair(self, label, values):
+    def pair(self, label: str, values: tuple) -> list[Shown]:
         return [self.const(f"{label}[{k}]", v) for k, v in enumerate(values)]
 
-    def code_listing(self):
+    def code_listing(self) -> Listing:
         """The companion code's Attention (__init__ and forward), each row with its shape."""
         book, c, s = self.book, compute, self.result.shapes
         f = book.compose
@@ -119,7 +125,7 @@ class Implementation(ClipScene):
         fit(listing, content_width(), content_height())
         return listing.move_to(content_center())
 
-    def walk(self, rows):
+    def walk(self, rows: range) -> None:
         """Highlight each row in turn and show the shape it produces."""
         for i in rows:
             band = self.listing.highlight(i).set_z_index(-1)
@@ -135,7 +141,7 @@ class Implementation(ClipScene):
             self.wait(0.3)
 
     # -- steps
-    def projection(self):
+    def projection(self) -> None:
         s, c = self.result.shapes, compute
         heads = self.book.index("heads", self.inputs["heads"])
         if self.inputs["heads"] == 1:
@@ -149,26 +155,26 @@ class Implementation(ClipScene):
         self.play(Appear(self.listing.codes), run_time=0.8)
         self.walk(range(1, 9))
 
-    def scores(self):
+    def scores(self) -> None:
         s = self.result.shapes
         if s.masked:
-            self.step("分数 q @ kᵀ 只乘最后两轴，得到 {}；future[:T, :T] 遮住 {} 个未来位置，softmax 后每行和为一。",
+            self.step("分数 q @ kᵀ 只乘最后两轴，得到 {}；掩码在每个 T×T 里遮住 {} 个未来位置，softmax 后每行和为一。",
                       self.shape("scores"), self.book.index("masked", s.masked))
         else:
-            self.step("分数 q @ kᵀ 只乘最后两轴，得到 {}；T = {} 时 future[:T, :T] 没有未来位置可遮，"
-                      "softmax 照常按行归一。", self.shape("scores"), self.book.index("shape.mask[0]", s.mask[0]))
+            self.step("分数 q @ kᵀ 只乘最后两轴，得到 {}；T = {} 时掩码里没有未来位置可遮，softmax 照常按行归一。",
+                      self.shape("scores"), self.book.index("shape.mask[0]", s.mask[0]))
         self.walk(range(9, 13))
 
-    def merge(self):
+    def merge(self) -> None:
         if self.inputs["heads"] == 1:
-            self.step("a @ v 得到上下文；只有一个头，transpose 与 reshape 只去掉头轴，得到 {}，再经输出投影。",
-                      self.shape("merged"))
+            self.step("上下文 a @ v 是 {}；只有一个头，换回与合并只去掉头轴：{}，再经输出投影。",
+                      self.shape("context"), self.shape("merged"))
         else:
-            self.step("a @ v 得到每头的上下文，先 transpose 换回再 reshape 成 {}，最后由输出投影混合各头。",
-                      self.shape("merged"))
+            self.step("a @ v 把每个头的权重作用到 V 上，得到 {}；transpose 换回、reshape 合并成 {}，再经输出投影。",
+                      self.shape("context"), self.shape("merged"))
         self.walk(range(13, 16))
 
-    def d_out(self):
+    def d_out(self) -> None:
         book, w = self.book, self.result.widths
         b, t, d_model = self.inputs["shape"]
         heads = self.inputs["heads"]
@@ -176,8 +182,8 @@ class Implementation(ClipScene):
             self.step("只有一个头时两种 d_out 相同：每头宽度就是总宽度 {}，照搬也不会出错。",
                       book.index("wrapper.d_out", w.head_dim))
         else:
-            self.step("同名不同义：Wrapper 的 d_out 是每头宽度，MultiHeadAttention 的是总宽度；"
-                      "照搬 d_out = {} 会让输出宽 {} 倍。", book.index("copied.d_out", w.total),
+            self.step("同名不同义：早期 Wrapper 的 d_out 指每个头的宽度，MultiHeadAttention 的指总宽度；"
+                      "照搬 d_out = {} 输出宽 {} 倍。", book.index("copied.d_out", w.total),
                       book.index("copied.factor", w.factor))
         self.clear_stage()
         self.band = None
@@ -188,7 +194,8 @@ class Implementation(ClipScene):
                  "d_out 是每个头的宽度：H 个头各输出 d_out，拼接后宽 H·d_out"),
                 ("mha", "MultiHeadAttention", w.total, heads, w.total // heads, style.QUERY,
                  "d_out 是所有头的总宽度：一次投影后拆成 H 个头，每头 d_out/H"),
-                ("copied", "MultiHeadAttentionWrapper", w.total, heads, w.total, style.MASK,
+                ("copied", "MultiHeadAttentionWrapper", w.total, heads, w.total,
+                 style.MASK if w.factor > 1 else style.VALUE,
                  "把 MultiHeadAttention 的 d_out 照搬给 Wrapper")):
             width = segments * seg_w
             code = book.text("{}(d_in={}, d_out={}, num_heads={})", book.user_text(cls),
@@ -211,12 +218,13 @@ class Implementation(ClipScene):
             self.play(Appear(block), run_time=0.6)
             self.wait(0.3)
 
-    def sdpa(self):
+    def sdpa(self) -> None:
         book, chk, c = self.book, self.result.check, compute
-        forward, bits = book.fmt("sdpa.forward", chk.forward), book.index("sdpa.bits", c.FLOAT_BITS)
+        forward = book.fmt("sdpa.forward", chk.forward, digits(chk.forward))
+        bits = book.index("sdpa.bits", c.FLOAT_BITS)
         grad = None if chk.forward == chk.grad == 0 else book.fmt("sdpa.grad", chk.grad)
         if grad is None:
-            self.step("手写注意力与 PyTorch SDPA 的前向输出和三个梯度完全相同：最大差都是 {}。", forward)
+            self.step("手写注意力与 PyTorch SDPA 完全相同：前向和三个梯度的最大差都是 {}。", forward)
         elif max(chk.forward, chk.grad) < PRECISION:
             self.step("手写注意力与 PyTorch SDPA：前向最大差 {}，梯度最大差 {}，都在 float{} 的舍入误差之内。",
                       forward, grad, bits)
@@ -237,7 +245,7 @@ class Implementation(ClipScene):
                           book.coords("sdpa.shape", chk.shape), bits, book.index("seed", self.inputs["seed"])),
              style.TEXT),
             ("两条路线用同一个上游梯度 G（同样随机），L = Σ z·G，比较 ∂L/∂Q、∂L/∂K、∂L/∂V", style.MUTED)])
-        rows = [(book.text(words, size=20), book.num(label, value, color=color))
+        rows = [(book.text(words, size=20), book.num(label, value, digits(value), color=color))
                 for words, label, value, color in (
                     ("前向 z：最大 |差|", "sdpa.forward", chk.forward, style.ACCENT),
                     ("梯度 ∂L/∂Q：最大 |差|", "sdpa.grad_q", chk.grad_q, style.QUERY),

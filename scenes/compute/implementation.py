@@ -131,6 +131,6 @@ def sdpa_check(shape: tuple, seed: int) -> SdpaCheck:
         outs.append(z.detach())
         grads.append([x.grad for x in leaves])
     forward = float((outs[0] - outs[1]).abs().max())
-    diffs = [float((a - b).abs().max()) for a, b in zip(*grads)]
-    return SdpaCheck(tuple(int(n) for n in shape), forward, *diffs, max(diffs),
-                     float(torch.finfo(dtype).eps))
+    grad_q, grad_k, grad_v = (float((a - b).abs().max()) for a, b in zip(*grads))
+    return SdpaCheck(tuple(int(n) for n in shape), forward, grad_q, grad_k, grad_v,
+                     max(grad_q, grad_k, grad_v), float(torch.finfo(dtype).eps))

@@ -229,17 +229,24 @@ def patched(monkeypatch, **changes):
         plain = {k: v for k, v in changes.items() if not isinstance(v, dict)}
         return dataclasses.replace(r, **runs, **plain)
     monkeypatch.setattr(compute, "future_check", fake)
-    return [s["caption"] for s in build(CLIP).manifest()["steps"]]
+    built = build(CLIP)
+    return [s["caption"] for s in built.manifest()["steps"]], built.scene.narration
 
 
-def test_captions_follow_the_data(monkeypatch):
-    caps = patched(monkeypatch, on={"prefix_max": 0.5}, off={"prefix_max": 0.0}, future_grad=0.25,
-                   drop_noise=0.0, bug={"prefix_max": 0.0})
-    assert "漏洞" in caps[1] and "0.5000" in caps[1]
-    assert "碰巧没变" in caps[2]
-    assert "却有 0.2500" in caps[3]
-    assert "恰好相同" in caps[4]
-    assert "这一次没有改变" in caps[5]
+def test_captions_and_narration_follow_the_data(monkeypatch):
+    caps, said = patched(monkeypatch, on={"prefix_max": 0.5}, off={"prefix_max": 0.0}, future_grad=0.25,
+                         drop_noise=0.0, bug={"prefix_max": 0.0})
+    assert "漏洞" in caps[1] and "0.5000" in caps[1] and "漏洞" in said[2]
+    assert "碰巧没变" in caps[2] and "碰巧没有变化" in said[3]
+    assert "却有 0.2500" in caps[3] and "最大为 0.2500" in said[4]
+    assert "恰好相同" in caps[4] and "恰好相同" in said[5]
+    assert "这一次没有改变" in caps[5] and "碰巧没有改变" in said[6]
+    assert sorted(said) == [1, 2, 3, 4, 5, 6]
+
+
+def test_default_narration_states_the_book_facts(default_built):
+    said = default_built.scene.narration
+    assert "恰为 0" in said[2] and "恰为 0" in said[4] and "前缀差才恰为 0" in said[5]
 
 
 def test_no_dropout_and_one_head_are_said_truthfully():
@@ -247,6 +254,14 @@ def test_no_dropout_and_one_head_are_said_truthfully():
     caps = [s["caption"] for s in built.manifest()["steps"]]
     assert "p = 0：不丢弃任何项" in caps[4]
     assert "只有一个头" in caps[5] and built.value("bug.prefix_max")["text"] == "0"
+    assert "只有一个头" in built.scene.narration[6] and "p = 0，不丢弃" in built.scene.narration[5]
+
+
+def test_columns_that_read_the_same_are_said_to_differ():
+    """A tiny delta without the mask: the zoomed outputs agree to four decimals, and the clip says so."""
+    built = build(CLIP, inputs_for(CLIP, delta="0.00001"))
+    texts = [it["text"] for st in built.scene.layout if st["step"] == 3 for it in st["items"]]
+    assert any("两列在四位小数内相同" in t for t in texts)
 
 
 # ---------------------------------------------------------------- the command line

@@ -110,6 +110,8 @@ class FutureCheck(ClipScene):
         delta = book.fmt("delta", r.delta, parts.exact_decimals(r.delta))
         self.step("输入 x 的形状 [B, T, D] = {}：\n前 {} 个位置固定，只给后 {} 个位置加上扰动 δ·u，δ = {}。",
                   shape, self.prefix(), self.future(), delta)
+        self.narrate(parts.NARRATION["inputs"], *[book.index(f"shape[{k}]", n) for k, n in enumerate(r.shape)],
+                     self.prefix(), self.future())
         limit = float(np.max(np.abs(r.x)))
         w = parts.cell_width(r.shape[2])
         rows = [[(parts.strip(r.x[b, t], limit, w), parts.strip(r.x2[b, t], limit, w),
@@ -150,6 +152,12 @@ class FutureCheck(ClipScene):
         else:
             self.step("关掉掩码再做一次：这组输入下前 {} 个位置的输出碰巧没变（最大变化 {}），看不出掩码的作用。",
                       self.prefix(), self.slot(f"{name}.prefix_max", run.prefix_max))
+        worst_slot = self.slot(f"{name}.prefix_max", run.prefix_max)
+        if on:
+            self.narrate(parts.NARRATION["on.same" if run.prefix_max == 0 else "on.leak"],
+                         book.index("heads", r.heads), self.prefix(), worst_slot)
+        else:
+            self.narrate(parts.NARRATION["off.moved" if run.prefix_max > 0 else "off.same"], worst_slot)
         self.clear_stage()
         limit = float(np.max(np.abs(run.y))) or 1.0
         w = parts.cell_width(r.shape[2])
@@ -164,6 +172,11 @@ class FutureCheck(ClipScene):
                       book.index(f"position[{t}]", t), color=style.TRACK)
         zoom = parts.zoom(book, title, ("y", "y′"), (f"{name}.y[0][{t}]", f"{name}.y2[0][{t}]"),
                           run.y[0, t], run.y2[0, t], (style.TEXT, style.TEXT))
+        gap = float(run.change[0, t])
+        same_text = all(style.format_number(a) == style.format_number(c) for a, c in zip(run.y[0, t], run.y2[0, t]))
+        if gap > 0 and same_text:     # the two columns read the same at four decimals, yet differ
+            zoom.add(words(book, "两列在四位小数内相同，实际最大差 {}", self.slot(f"{name}.change[0][{t}]", gap),
+                           color=style.MASK).next_to(zoom, DOWN, buff=0.2))
         mode = "因果掩码开" if on else "因果掩码关"
         summary = VGroup(words(book, mode + " · 前缀最大差", color=style.TEXT, size=style.BODY_SIZE), worst)
         panel = VGroup(zoom, summary.arrange(RIGHT, buff=0.2)).arrange(DOWN, buff=0.35)
@@ -180,13 +193,15 @@ class FutureCheck(ClipScene):
         else:
             self.step("梯度检查：损失 L 只取前 {} 个位置的输出；它对后 {} 个位置输入的梯度却有 {}。",
                       self.prefix(), self.future(), self.slot("future_grad", r.future_grad))
+        self.narrate(parts.NARRATION["grad.zero" if r.future_grad == 0 else "grad.leak"], self.prefix(),
+                     self.future(), self.slot("future_grad", r.future_grad),
+                     self.slot("future_grad_off", r.future_grad_off))
         self.clear_stage()
         loss = words(book, "L = 前 {} 个位置输出的平方和 = {}（掩码开）", self.prefix(),
                      book.fmt("loss", r.loss), color=style.TEXT, size=style.BODY_SIZE)
         head = words(book, "L 对每个输入位置的梯度范数 ‖∂L/∂x‖")
         unit = 1.5 / (float(r.grad.max()) or 1.0)
-        charts = VGroup(*[parts.bar_chart(book, b, r.grad[b], r.prefix, unit) for b in range(r.shape[0])])
-        charts.arrange(DOWN, buff=0.55, aligned_edge=LEFT)
+        charts = parts.bar_charts(book, r.grad, r.prefix, unit)
         off = r.future_grad_off
         note = (words(book, "关掉掩码：未来位置的梯度范数最大为 {}", self.slot("future_grad_off", off),
                       color=style.MASK) if off > 0 else
@@ -212,6 +227,13 @@ class FutureCheck(ClipScene):
         else:
             self.step("打开 dropout（p = {}）：这两个掩码在前缀上恰好相同，差为 {}；\n一般两次的掩码不同，所以检查时要关掉 dropout 或共用掩码。",
                       p, self.slot("drop.noise", r.drop_noise))
+        if r.p == 0:
+            self.narrate(parts.NARRATION["dropout.off"], p)
+        elif r.drop_noise > 0:
+            self.narrate(parts.NARRATION["dropout.on"], p, self.slot("drop.noise", r.drop_noise),
+                         self.slot("drop.shared", r.drop_shared))
+        else:
+            self.narrate(parts.NARRATION["dropout.same"], p, self.slot("drop.noise", r.drop_noise))
         self.clear_stage()
         t = r.shape[1]
         visible = book.index("visible", t * (t + 1) // 2)
@@ -248,6 +270,9 @@ class FutureCheck(ClipScene):
                       self.slot("bug.prefix_max", r.bug.prefix_max))
         else:
             self.step("错误合并这一次没有改变前缀输出（差 {}）；权重图本身说明不了行为：检查的是行为，不是图。", self.slot("bug.prefix_max", r.bug.prefix_max))
+        case = "leak" if r.bug.prefix_max > 0 else "one" if r.heads == 1 else "same"
+        self.narrate(parts.NARRATION["behaviour." + case],
+                     self.slot("bug.prefix_max", r.bug.prefix_max))
         self.clear_stage()
         pic = parts.picture(parts.weight_colors(r.weights), cell=min(0.42, 2.8 / r.shape[1]))
         gap = self.slot("bug.weights_gap", r.bug_weights_gap)

@@ -112,24 +112,28 @@ def zoom(book, title: Mobject, heads: tuple[str, str], names: tuple[str, str], a
     return VGroup(title, VGroup(table, rule)).arrange(DOWN, buff=0.25)
 
 
-def bar_chart(book, b: int, values, prefix: int, unit: float) -> VGroup:
-    """Gradient norms per position: bars with their numbers on top, positions below."""
-    nums = [book.num(f"grad[{b}][{t}]", v, exact(v), size=SMALL,
-                     color=style.ACCENT if t < prefix else style.VALUE) for t, v in enumerate(values)]
-    pitch = max(max(n.width for n in nums) + 0.25, 0.9)
-    group = VGroup()
-    for t, (v, num) in enumerate(zip(values, nums)):
-        color = style.ACCENT if t < prefix else style.VALUE
-        bar = Rectangle(width=0.5, height=max(float(v) * unit, 0.02), fill_color=color, fill_opacity=0.85,
-                        stroke_width=0).move_to([t * pitch, 0, 0], aligned_edge=DOWN)
-        num.next_to(bar, UP, buff=0.1)
-        pos = book.text("{}", book.index(f"position[{t}]", t), size=SMALL,
-                        color=style.TEXT if t < prefix else style.MASK)
-        group.add(VGroup(bar, num, pos.next_to([t * pitch, 0, 0], DOWN, buff=0.12)))
-    base = Line([-0.45, 0, 0], [(len(values) - 1) * pitch + 0.45, 0, 0], color=style.GRID_LINE)
-    tag = words(book, "批 {}", book.index(f"batch[{b}]", b), color=style.TEXT)
-    tag.next_to(base, LEFT, buff=0.35)
-    return VGroup(base, group, tag)
+def bar_charts(book, grads, prefix: int, unit: float) -> VGroup:
+    """Gradient norms per position, one chart per batch on a shared pitch: bars with their
+    numbers on top, positions below. Each chart is VGroup(base, bars, tag)."""
+    nums = [[book.num(f"grad[{b}][{t}]", v, exact(v), size=SMALL,
+                      color=style.ACCENT if t < prefix else style.VALUE) for t, v in enumerate(row)]
+            for b, row in enumerate(grads)]
+    pitch = max(max(n.width for row in nums for n in row) + 0.35, 0.9)
+    charts = VGroup()
+    for b, row in enumerate(grads):
+        group = VGroup()
+        for t, (v, num) in enumerate(zip(row, nums[b])):
+            color = style.ACCENT if t < prefix else style.VALUE
+            bar = Rectangle(width=0.5, height=max(float(v) * unit, 0.02), fill_color=color, fill_opacity=0.85,
+                            stroke_width=0).move_to([t * pitch, 0, 0], aligned_edge=DOWN)
+            num.next_to(bar, UP, buff=0.1)
+            pos = book.text("{}", book.index(f"position[{t}]", t), size=SMALL,
+                            color=style.TEXT if t < prefix else style.MASK)
+            group.add(VGroup(bar, num, pos.next_to([t * pitch, 0, 0], DOWN, buff=0.12)))
+        base = Line([-0.45, 0, 0], [(len(row) - 1) * pitch + 0.45, 0, 0], color=style.GRID_LINE)
+        tag = words(book, "批 {}", book.index(f"batch[{b}]", b), color=style.TEXT)
+        charts.add(VGroup(base, group, tag.next_to(base, LEFT, buff=0.35)))
+    return charts.arrange(DOWN, buff=0.55, aligned_edge=RIGHT)
 
 
 def picture(colors, cell: float = 0.36) -> VGroup:
@@ -169,3 +173,39 @@ def table(rows, gap: float = 0.45, row_h: float = 0.62) -> VGroup:
             x += widths[k] + gap
             group.add(mob)
     return group
+
+
+# What the lecturer says in each step (the caption is its one-line summary); {} slots are
+# filled by the book. Keys name the case the data chose.
+NARRATION = {
+    "inputs": "这是书中的验收测试。输入有 {} 个序列，每个 {} 个位置，每个位置 {} 个特征；左边每一行是一个位置，"
+              "每格的颜色是一个特征的值。前 {} 个位置保持不变，只给后 {} 个位置加上 δ 乘以标准正态抽样 u，"
+              "右边一列是每个位置被改动了多少。因果限制若正确，后面的改动不应影响前面的输出。",
+    "on.same": "原输入和扰动后的输入经过同一个因果多头注意力，{} 个头，双精度浮点，评估模式。前 {} 个位置的输出逐项比较，"
+               "右边放大了其中最后一个位置的全部特征：两列完全一样，最大前缀差恰为 {}，不是很小，而是零。"
+               "被遮住的权重是 e 的负无穷次方，正好为零；后面的位置自己被改动了，它们的输出当然会变。",
+    "on.leak": "原输入和扰动后的输入经过同一个因果多头注意力，{} 个头。前 {} 个位置的输出本应完全相同，"
+               "这里最大前缀差却是 {}：未来输入影响了过去的输出，因果限制有漏洞。",
+    "off.moved": "现在关掉掩码，其余不变。前缀位置能看见未来，它们的输出跟着扰动一起变，最大变化为 {}。"
+                 "这说明上一步的零来自掩码，而不是扰动太小。",
+    "off.same": "现在关掉掩码，其余不变。这组输入下前缀输出碰巧没有变化，最大变化为 {}；"
+                "这时这一步说明不了掩码的作用，换一个 seed 或更大的扰动再试。",
+    "grad.zero": "第二种检查看梯度。损失 L 只取前 {} 个位置输出的平方和，对每个输入位置求梯度，柱子是梯度的范数。"
+                 "后 {} 个位置的梯度恰为 {}：早期位置的损失不依赖未来输入。关掉掩码时，未来位置的梯度最大为 {}。",
+    "grad.leak": "第二种检查看梯度。损失 L 只取前 {} 个位置输出的平方和；它对后 {} 个位置输入的梯度最大为 {}，"
+                 "不为零，说明早期的损失依赖未来输入。关掉掩码时，这个值为 {}。",
+    "dropout.off": "训练时 dropout 会随机丢弃 softmax 之后的权重。这里 p = {}，不丢弃任何项，两次运行本就相同。"
+                   "p 大于零时，两次运行各抽一个掩码，输出会因随机而不同，所以检查要在评估模式下做，或共用同一个掩码。",
+    "dropout.on": "训练时 dropout 会随机丢弃 softmax 之后的权重，这里 p = {}。两次运行各抽一个掩码，"
+                  "即使不改输入，前缀输出也差 {}，这个差异和未来无关，会干扰判断。"
+                  "共用同一个掩码，或在评估模式下关掉 dropout，前缀差才恰为 {}。",
+    "dropout.same": "训练时 dropout 会随机丢弃 softmax 之后的权重，这里 p = {}。这一次两个掩码在前缀用到的权重上恰好相同，"
+                    "前缀差为 {}；一般两次的掩码不同，这种与未来无关的差异会干扰判断，所以检查要在评估模式下做，或共用同一个掩码。",
+    "behaviour.leak": "只看注意力矩阵是不是三角形，并不能保证没有泄漏。这个错误实现在合并多头时直接 reshape，"
+                      "没有先转置回来；它的权重与正确实现完全相同，同样是三角形，可改了未来输入，前缀输出却变了 {}。"
+                      "修改未来输入的测试检查的是行为：未来会不会影响过去。",
+    "behaviour.one": "只有一个头时，直接 reshape 与先转置回来再 reshape 相同，两种实现都通过，前缀差为 {}。"
+                     "但只看注意力矩阵是不是三角形，仍不能保证别处没有泄漏；修改未来输入的测试检查的是行为：未来会不会影响过去。",
+    "behaviour.same": "只看注意力矩阵是不是三角形，并不能保证没有泄漏。这一次错误合并碰巧没有改变前缀输出，差为 {}；"
+                      "但权重图本身说明不了行为，修改未来输入的测试检查的正是行为：未来会不会影响过去。",
+}

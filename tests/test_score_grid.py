@@ -1,72 +1,179 @@
 """4.2-4.3: the score-grid clip shows PyTorch's numbers: projections, QK^T, the scaled grid,
-the sampled variances and one row's softmax with and without scaling."""
+the sampled variances and one row's softmax with and without scaling.
+
+`oracle(inputs)` recomputes every label the clip can draw from the checked inputs with torch
+(and numpy for the documented sampling rule); `legal_inputs(rng)` draws raw options at the
+limits of the clip's rules. tests/test_contract.py runs both over the default, the presets and
+generated inputs."""
 import math
+import random
+from fractions import Fraction
 
 import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
 
-from conftest import assert_refused, assert_video_with_captions, assert_shown, build, cli, inputs_for, manifest
-from scenes import compute
+from conftest import assert_refused, assert_video_with_captions, build, cli, inputs_for, manifest
 
 JOURNEY = ("0.43 0.15 0.89; 0.55 0.87 0.66; 0.57 0.85 0.64; 0.22 0.58 0.33; "
            "0.77 0.25 0.10; 0.05 0.80 0.55")
 TOKENS = "Your journey starts with one step"
 
+# The sampling step's documented rule (SPEC.md, score-grid step 3): widths {1, 4, 16, 64} and the
+# clip's own d_k, in increasing order; numpy's default_rng(seed) draws, for each width d in turn,
+# standard normals of shape (2, 20000, d): q, k; Var is the population variance (ddof 0).
+WIDTHS, SAMPLES = (1, 4, 16, 64), 20000
 
-def mat(a):
-    return "; ".join(" ".join(repr(float(v)) for v in row) for row in np.asarray(a))
+
+def t64(a):
+    return torch.tensor(np.asarray(a, float), dtype=torch.float64)
 
 
+def sampled_variance(d_k, seed):
+    widths = sorted(set(WIDTHS) | {d_k})
+    rng = np.random.default_rng(seed)
+    var, var_scaled = [], []
+    for d in widths:
+        q, k = (torch.from_numpy(a) for a in rng.standard_normal((2, SAMPLES, d)))
+        dots = (q * k).sum(-1)
+        var.append(dots.var(unbiased=False).item())
+        var_scaled.append((dots / math.sqrt(d)).var(unbiased=False).item())
+    return widths, var, var_scaled
+
+
+def matrix_labels(out, name, values):
+    values = np.asarray(values, float)
+    for (i, j), v in np.ndenumerate(values):
+        out[f"{name}[{i}][{j}]"] = float(v)
+    for n, size in enumerate(values.shape):
+        out[f"{name}.shape[{n}]"] = size
+
+
+def oracle(inputs):
+    """Every label the clip can draw, from torch (and the documented sampling rule)."""
+    out = {"section": "4.2", "section.scaling": "4.3", "seed": inputs["seed"]}
+    if inputs["x"] is not None:
+        x = t64(inputs["x"])
+        ws = {n: t64(inputs[n]) for n in ("wq", "wk", "wv")}
+        q, k, v = (x @ ws[n] for n in ("wq", "wk", "wv"))
+        matrix_labels(out, "x", x)
+        for n, w in ws.items():
+            matrix_labels(out, n, w)
+        for name, a in (("x", x), ("wq", ws["wq"]), ("q", q)):
+            for n, size in enumerate(a.shape):
+                out[f"rule.{name}[{n}]"] = size
+    else:
+        q, k = t64(inputs["q"]), t64(inputs["k"])
+        v = None if inputs["v"] is None else t64(inputs["v"])
+    for name, a in (("x", inputs["x"]), ("q", q), ("k", k), ("v", v)):
+        if a is not None:
+            matrix_labels(out, name, a)
+            for j in range(len(a)):     # row labels q0, k1, ... when no tokens are given
+                out[f"{name}.index[{j}]"] = j
+    scores = q @ k.T
+    d_k = q.shape[-1]
+    scaled = scores / math.sqrt(d_k)
+    matrix_labels(out, "scores", scores)
+    matrix_labels(out, "scaled", scaled)
+    for name, a in (("scores", scores), ("scaled", scaled)):
+        out[f"{name}_legend.low"], out[f"{name}_legend.high"] = a.min().item(), a.max().item()
+    out["d_k"], out["scale"] = d_k, math.sqrt(d_k)
+    widths, var, var_scaled = sampled_variance(d_k, inputs["seed"])
+    out["variance.samples"] = SAMPLES
+    for n, d in enumerate(widths):
+        out[f"variance.d_k[{n}][0]"] = d
+        out[f"variance.var[{n}][0]"] = var[n]
+        out[f"variance.var_scaled[{n}][0]"] = var_scaled[n]
+    # The row shown: the query whose scores spread most (max - min), the first on ties.
+    spread = np.asarray(inputs_scores(inputs))
+    row = int(np.argmax(spread.max(-1) - spread.min(-1)))
+    raw, soft = F.softmax(scores[row], -1), F.softmax(scaled[row], -1)
+    for j in range(scores.shape[1]):
+        out[f"row.scores[0][{j}]"] = scores[row, j].item()
+        out[f"row.scaled[0][{j}]"] = scaled[row, j].item()
+        out[f"weights_raw[0][{j}]"] = raw[j].item()
+        out[f"weights_scaled[0][{j}]"] = soft[j].item()
+    out["peak_raw"], out["peak_scaled"] = raw.max().item(), soft.max().item()
+    if v is not None:   # SDPA's default scale is 1/sqrt(d_k): the weights the clip shows
+        sdpa = F.scaled_dot_product_attention(q[None], k[None], v[None])[0]
+        assert torch.allclose(sdpa, F.softmax(scaled, -1) @ v, rtol=1e-9, atol=1e-9)
+    return out
+
+
+def inputs_scores(inputs):
+    """QK^T in plain numpy float64 (the row choice must see the same float ties as the clip)."""
+    if inputs["x"] is not None:
+        q, k = np.asarray(inputs["x"]) @ inputs["wq"], np.asarray(inputs["x"]) @ inputs["wk"]
+    else:
+        q, k = inputs["q"], inputs["k"]
+    return np.asarray(q, float) @ np.asarray(k, float).T
+
+
+# ---------------------------------------------------------------- generated legal inputs
+SPECIAL = ["100", "-100", "1/3", "-1/3", "0.00001", "-0.00001", "0", "99.99", "-2/3"]
+ASCII = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
+CJK = "注意力查询键值缩放因子点积方差权重矩阵"
+
+
+def entry(rng, limit=100.0):
+    """One entry as typed: a limit, a fraction, a tiny number or a random one (|v| <= limit)."""
+    pick = rng.random()
+    if pick < 0.45:
+        v = rng.choice(SPECIAL)
+        return v if abs(float(Fraction(v))) <= limit else repr(limit * rng.choice([-1, 1]))
+    return repr(round(rng.uniform(-limit, limit), rng.choice([0, 2, 4, 6])))
+
+
+def table(rng, rows, cols, limit=100.0):
+    return "; ".join(" ".join(entry(rng, limit) for _ in range(cols)) for _ in range(rows))
+
+
+def side(rng):
+    return 8 if rng.random() < 0.5 else rng.randint(1, 8)
+
+
+def token(rng):
+    kind = rng.random()
+    if kind < 0.4:
+        return "".join(rng.choice(ASCII) for _ in range(12))
+    if kind < 0.8:
+        return "".join(rng.choice(CJK) for _ in range(12))
+    return "".join(rng.choice(ASCII + CJK) for _ in range(rng.randint(1, 12)))
+
+
+def legal_inputs(rng: random.Random) -> dict:
+    """Raw options at the limits: 8x8 X and W (X W inside [-100, 100]) or Q, K (and V) given
+    directly with their own row counts, entries at +-100 and tiny fractions, long tokens, any seed."""
+    raw = {"seed": str(rng.choice([0, 2**31 - 1, rng.randint(0, 2**31 - 1)]))}
+    if rng.random() < 0.5:
+        t, d_in, d_k, d_v = side(rng), side(rng), side(rng), side(rng)
+        x_limit = rng.choice([100.0, 10.0, 1.0])
+        w_limit = 100.0 / (d_in * x_limit)          # every |X W| entry stays within 100
+        raw.update(x=table(rng, t, d_in, x_limit), wq=table(rng, d_in, d_k, w_limit),
+                   wk=table(rng, d_in, d_k, w_limit), wv=table(rng, d_in, d_v, w_limit))
+        t_q = t_k = t
+    else:
+        t_q, t_k, d_k = side(rng), side(rng), side(rng)
+        raw.update(q=table(rng, t_q, d_k), k=table(rng, t_k, d_k))
+        if rng.random() < 0.6:
+            raw["v"] = table(rng, t_k, side(rng))
+    if t_q == t_k and rng.random() < 0.6:
+        raw["tokens"] = " ".join(token(rng) for _ in range(t_q))
+    return raw
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_generated_inputs_are_legal(seed):
+    raw = legal_inputs(random.Random(seed))
+    inputs_for("score-grid", **raw)     # raises InputError if not
+
+
+# ---------------------------------------------------------------- the book's numbers
 def upstream_weights():
     """ch03: torch.manual_seed(123); W_query, W_key, W_value = torch.rand(3, 2) three times."""
     torch.manual_seed(123)
     return [torch.rand(3, 2) for _ in range(3)]
-
-
-def oracle(q, k, v=None):
-    q, k = torch.tensor(q, dtype=torch.float64), torch.tensor(k, dtype=torch.float64)
-    scores = q @ k.T
-    d_k = q.shape[-1]
-    scaled = scores / math.sqrt(d_k)
-    spread = scores.max(-1).values - scores.min(-1).values
-    row = int(torch.argmax(spread))
-    out = {"scores": scores, "scaled": scaled, "d_k": d_k, "row": row,
-           "raw": F.softmax(scores[row], -1), "soft": F.softmax(scaled[row], -1)}
-    if v is not None:   # SDPA's default scale is 1/sqrt(d_k): the same weights
-        v = torch.tensor(v, dtype=torch.float64)
-        sdpa = F.scaled_dot_product_attention(q[None], k[None], v[None])[0]
-        assert torch.allclose(sdpa, F.softmax(scaled, -1) @ v)
-    return out
-
-
-def check_against_torch(built, inputs):
-    q, k, v = inputs["q"], inputs["k"], inputs["v"]
-    o = oracle(q, k, v)
-    d = built.value("scores[0][0]")["text"].split(".")
-    score_decimals = len(d[1]) if len(d) > 1 else 0
-    for name, a in (("q", q), ("k", k)) + ((("v", v),) if v is not None else ()):
-        for (i, j), val in np.ndenumerate(a):
-            text = built.value(f"{name}[{i}][{j}]")["text"]
-            assert_shown(built, f"{name}[{i}][{j}]", float(val), len(text.partition(".")[2]))
-    for (i, j), val in np.ndenumerate(o["scores"].numpy()):
-        assert_shown(built, f"scores[{i}][{j}]", float(val), score_decimals)
-        assert_shown(built, f"scaled[{i}][{j}]", float(o["scaled"][i, j]))
-    row = o["row"]
-    for j in range(len(k)):
-        assert_shown(built, f"row.scores[0][{j}]", float(o["scores"][row, j]), score_decimals)
-        assert_shown(built, f"row.scaled[0][{j}]", float(o["scaled"][row, j]))
-        assert_shown(built, f"weights_raw[0][{j}]", float(o["raw"][j]))
-        assert_shown(built, f"weights_scaled[0][{j}]", float(o["soft"][j]))
-    assert_shown(built, "peak_raw", float(o["raw"].max()))
-    assert_shown(built, "peak_scaled", float(o["soft"].max()))
-    assert_shown(built, "scale", math.sqrt(o["d_k"]))
-    assert built.value("d_k")["value"] == o["d_k"]
-    assert built.value("scores.shape[0]")["value"] == len(q)
-    assert built.value("scores.shape[1]")["value"] == len(k)
-    assert built.unexplained() == []
-    return o
 
 
 @pytest.fixture(scope="module")
@@ -74,122 +181,86 @@ def default():
     return build("score-grid")
 
 
-# ---------------------------------------------------------------- compute vs torch and the book
-def test_compute_reproduces_upstream_ch03_numbers():
+def test_default_inputs_are_upstreams_ch03_weights():
     wq, wk, wv = upstream_weights()
-    x32 = torch.tensor(np.array([[float(c) for c in r.split()] for r in JOURNEY.split(";")]),
-                       dtype=torch.float32)
-    q32, k32 = x32 @ wq, x32 @ wk
-    r = compute.score_grid(x=x32.double().numpy(), wq=wq.double().numpy(), wk=wk.double().numpy(),
-                           wv=wv.double().numpy())
-    np.testing.assert_allclose(r.q, q32.numpy(), atol=1e-6)
-    np.testing.assert_allclose(r.scores, (q32 @ k32.T).numpy(), atol=1e-5)
-    # The upstream notebook's printed query_2, attn_scores_2 and attn_weights_2.
-    np.testing.assert_allclose(r.q[1], [0.4306, 1.4551], atol=5e-5)
-    np.testing.assert_allclose(r.scores[1], [1.2705, 1.8524, 1.8111, 1.0795, 0.5577, 1.5440], atol=5e-5)
-    assert r.query == 1 and r.d_k == 2
-    np.testing.assert_allclose(r.weights_scaled, [0.1500, 0.2264, 0.2199, 0.1311, 0.0906, 0.1820],
-                               atol=5e-5)
-    np.testing.assert_allclose(r.weights_scaled, F.softmax(q32[1] @ k32.T / 2 ** 0.5, -1), atol=1e-6)
-
-
-def test_variance_grows_with_d_k_and_is_near_one_after_scaling():
-    r = compute.score_grid(q=np.ones((2, 8)), k=np.ones((3, 8)), seed=5)
-    v = r.variance
-    assert 8 in v.d_ks and v.d_ks[r.own] == 8 and list(v.d_ks) == sorted(v.d_ks)
-    rng = np.random.default_rng(5)     # the same draws, the arithmetic done by torch
-    for n, d in enumerate(v.d_ks):
-        q, k = (torch.tensor(a) for a in rng.standard_normal((2, v.samples, d)))
-        dots = (q * k).sum(-1)
-        assert math.isclose(v.var[n], dots.var(unbiased=False).item(), rel_tol=1e-12)
-        assert math.isclose(v.var_scaled[n], (dots / math.sqrt(d)).var(unbiased=False).item(),
-                            rel_tol=1e-12)
-    np.testing.assert_allclose(v.var, v.d_ks, rtol=0.1)       # Var(q.k) ~ d_k
-    np.testing.assert_allclose(v.var_scaled, 1, rtol=0.1)     # ~ 1 after dividing by sqrt(d_k)
-    # An independent torch sample says the same.
-    g = torch.Generator().manual_seed(0)
-    for d in (4, 64):
-        q, k = torch.randn(2, 20000, d, generator=g, dtype=torch.float64)
-        assert abs((q * k).sum(-1).var().item() / d - 1) < 0.1
-
-
-# ---------------------------------------------------------------- the clip's manifest
-def test_default_shows_upstream_numbers(default):
     inputs = inputs_for("score-grid")
-    o = check_against_torch(default, inputs)
-    assert o["row"] == 1
-    texts = lambda prefix: [r["text"] for r in default.numbers if r["label"].startswith(prefix)]
-    assert texts("q[1]") == ["0.4306", "1.4551"]
-    assert [default.value(f"scores[1][{j}]")["text"] for j in range(6)] == \
-        ["1.2705", "1.8524", "1.8111", "1.0795", "0.5577", "1.5440"]
-    assert [default.value(f"weights_scaled[0][{j}]")["text"] for j in range(6)] == \
-        ["0.1500", "0.2264", "0.2199", "0.1311", "0.0906", "0.1820"]
-    drawn = " ".join(s for _, s in default.texts)
-    assert all(t in drawn for t in TOKENS.split())
+    for name, w in (("wq", wq), ("wk", wk), ("wv", wv)):
+        np.testing.assert_allclose(inputs[name], w.double().numpy(), atol=5e-9)
     assert inputs["tokens"] == TOKENS.split()
 
 
-def test_default_variance_step_uses_the_heads_width(default):
-    r = default.scene.result
-    assert r.d_k == 2 and r.variance.d_ks[r.own] == 2
-    for n, d in enumerate(r.variance.d_ks):
-        assert default.value(f"variance.d_k[{n}][0]")["value"] == d
-        assert_shown(default, f"variance.var[{n}][0]", float(r.variance.var[n]))
-        assert_shown(default, f"variance.var_scaled[{n}][0]", float(r.variance.var_scaled[n]))
-    assert default.value("variance.samples")["value"] == r.variance.samples
-    steps = default.scene.captions
-    assert len(steps) == 4 and "√dₖ" in steps[2][2]
+def test_default_shows_the_books_printed_numbers(default):
+    """The upstream notebook's printed query_2, attn_scores_2 and attn_weights_2."""
+    shown = lambda labels: [default.value(lab)["text"] for lab in labels]
+    assert shown(["q[1][0]", "q[1][1]"]) == ["0.4306", "1.4551"]
+    assert shown([f"scores[1][{j}]" for j in range(6)]) == \
+        ["1.2705", "1.8524", "1.8111", "1.0795", "0.5577", "1.5440"]
+    assert shown([f"weights_scaled[0][{j}]" for j in range(6)]) == \
+        ["0.1500", "0.2264", "0.2199", "0.1311", "0.0906", "0.1820"]
+    assert "journey" in default.scene.captions[3][2]      # the row shown is query_2
+    drawn = " ".join(s for _, s in default.texts)
+    assert all(t in drawn for t in TOKENS.split())
 
 
-def test_six_token_direct_input_with_labels():
-    rng = np.random.default_rng(11)
-    q, k, v = (np.round(rng.uniform(-3, 3, (6, 3)), 2) for _ in range(3))
-    labels = "the cat sat on the mat"
-    inputs = inputs_for("score-grid", q=mat(q), k=mat(k), v=mat(v), tokens=labels)
-    built = build("score-grid", inputs)
-    check_against_torch(built, inputs)
-    drawn = [s for _, s in built.texts]
-    assert all(drawn.count(t) >= 3 for t in labels.split())   # rows, columns, and Q/K/V rows
+def test_the_books_claim_var_grows_with_d_k_and_is_one_after_scaling(default):
+    """4.3: Var(q.k) is about d_k, and about 1 after dividing by sqrt(d_k), for the shown sample."""
+    widths, var, var_scaled = sampled_variance(2, 0)
+    assert widths == [1, 2, 4, 16, 64]
+    np.testing.assert_allclose(var, widths, rtol=0.1)
+    np.testing.assert_allclose(var_scaled, 1, rtol=0.1)
+    texts = [default.value(f"variance.var[{n}][0]")["text"] for n in range(5)]
+    assert [round(float(t)) for t in texts] == [1, 2, 4, 16, 63]
+    g = torch.Generator().manual_seed(0)       # an independent torch sample says the same
+    for d in (4, 64):
+        q, k = torch.randn(2, SAMPLES, d, generator=g, dtype=torch.float64)
+        assert abs((q * k).sum(-1).var().item() / d - 1) < 0.1
 
 
-def test_a_presets_tokens_stay_with_its_own_rows():
-    assert inputs_for("score-grid")["tokens"] == TOKENS.split()
-    assert inputs_for("score-grid", x="1 0 0; 0 1 0")["tokens"] is None
-    assert inputs_for("score-grid", q="1 0; 0 1", k="1 0; 0 1")["tokens"] is None
-    assert inputs_for("score-grid", q="1 0; 0 1", k="1 0; 0 1", tokens="a b")["tokens"] == ["a", "b"]
+def test_default_captions_follow_the_book(default):
+    captions = [c[2] for c in default.scene.captions]
+    assert len(captions) == 4
+    assert "[T, T]" in captions[1] and "√dₖ" in captions[2] and "dₖ = 2" in captions[2]
+    assert "更集中" in captions[3]
 
 
-def test_random_projection_input_8x8_matches_torch():
-    rng = np.random.default_rng(2024)
-    x = np.round(rng.uniform(-2, 2, (8, 8)), 2)
-    ws = [np.round(rng.uniform(-1, 1, (8, 8)), 4) for _ in range(3)]
-    inputs = inputs_for("score-grid", x=mat(x), wq=mat(ws[0]), wk=mat(ws[1]), wv=mat(ws[2]))
-    assert inputs["tokens"] is None      # the default's tokens label only the default's X
-    tx = torch.tensor(x)
-    for name, w in zip("qkv", ws):
-        np.testing.assert_allclose(inputs[name], (tx @ torch.tensor(w)).numpy(), atol=1e-12)
-    check_against_torch(build("score-grid", inputs), inputs)
+# ---------------------------------------------------------------- captions chosen by the data
+def captions_of(**given):
+    return [c[2] for c in build("score-grid", inputs_for("score-grid", **given)).scene.captions]
 
 
-def test_dry_run_manifest_has_torchs_scores_for_given_q_k(tmp_path):
+def test_saturated_rows_do_not_claim_sharper_weights():
+    """Both rows show 1.0000 for the winning key: no 'more concentrated' claim."""
+    caption = captions_of(q="100 100; 1 0", k="100 100; -100 -100")[3]
+    assert "更集中" not in caption and "相同" in caption
+
+
+def test_one_key_and_width_one_are_said_as_they_are():
+    assert "只有一个键" in captions_of(q="1 2; 3 4", k="5 6")[3]
+    one = captions_of(q="1; 2", k="3; -1")
+    assert "dₖ = 1" in one[3] and "更集中" not in one[3]
+    assert "[T_q, T_k]" in captions_of(q="1 2; 3 4", k="5 6")[1]
+
+
+def test_equal_scores_give_uniform_weights():
+    caption = captions_of(q="0 0; 0 0", k="1 2; 3 4")[3]
+    assert "均匀" in caption and "更集中" not in caption
+
+
+# ---------------------------------------------------------------- files and bad input
+def test_dry_run_manifest_holds_torchs_scores_for_given_q_k(tmp_path):
     q, k = "1 0 2; 0 1 -1; 1 1 0.5", "0.5 -1 1; 2 0 0; -1 1 1; 0 0 3"
     code, out = cli("score-grid", "--q", q, "--k", k, "--dry-run", "--out", str(tmp_path))
     assert code == 0, out
     assert sorted(p.name for p in tmp_path.iterdir()) == ["score-grid.numbers.json"]
     m = manifest(tmp_path / "score-grid.numbers.json")
-    shown = {r["label"]: r for r in m["numbers"]}
-    qi = inputs_for("score-grid", q=q, k=k)
-    assert qi["tokens"] is None
-    o = oracle(qi["q"], qi["k"])
-    for (i, j), val in np.ndenumerate(o["scores"].numpy()):
-        assert math.isclose(shown[f"scores[{i}][{j}]"]["value"], val, abs_tol=1e-12)
-        assert math.isclose(shown[f"scaled[{i}][{j}]"]["value"], o["scaled"][i, j].item(), abs_tol=1e-12)
-        assert abs(float(shown[f"scaled[{i}][{j}]"]["text"].replace("\u2212", "-"))
-                   - o["scaled"][i, j].item()) <= 5e-5
-    assert m["inputs"]["q"] == qi["q"].tolist() and len(m["steps"]) == 4
+    shown = {r["label"]: r["value"] for r in m["numbers"]}
+    expected = t64([[1, 0, 2], [0, 1, -1], [1, 1, 0.5]]) @ t64([[0.5, -1, 1], [2, 0, 0], [-1, 1, 1],
+                                                                  [0, 0, 3]]).T
+    for (i, j), val in np.ndenumerate(expected.numpy()):
+        assert math.isclose(shown[f"scores[{i}][{j}]"], val, abs_tol=1e-12)
+    assert len(m["steps"]) == 4 and m["inputs"]["tokens"] is None
 
 
-# ---------------------------------------------------------------- bad input
 NINE = "; ".join(["1 0"] * 9)
 
 
@@ -209,13 +280,18 @@ NINE = "; ".join(["1 0"] * 9)
     (["--tokens", "a b c"], "--tokens"),                         # wrong count
     (["--q", "1 0", "--k", "1 0; 0 1", "--tokens", "a"], "--tokens"),   # T_q != T_k: no axis labels
     (["--seed", "-1"], "--seed"),
+    (["--seed", "2147483648"], "--seed"),
     (["--preset", "dropout"], "--preset"),
+    (["--step", "5"], "--step"),
 ])
 def test_bad_input_one_line_exit_2_nothing_written(tmp_path, args, option):
     assert_refused(tmp_path, "score-grid", args, option)
 
 
-# ---------------------------------------------------------------- a real video
+def test_the_largest_seed_is_accepted():
+    assert inputs_for("score-grid", seed="2147483647")["seed"] == 2**31 - 1
+
+
 def test_tiny_real_render_reads_back(tiny_render):
     inputs = inputs_for("score-grid", q="1 0; 0 1; 1 1", k="1 0; 0 1; 1 1", v="1; 2; 3")
     out = tiny_render("score-grid", inputs)

@@ -8,19 +8,23 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for plain `manim
 import numpy as np
 from manim import DOWN, RIGHT, UL, UP, FadeIn, LaggedStart, Transform, VGroup, Write
 
-from scenes.kit.anim import Appear
+from scenes.clips.score_grid_parts import (WIDTH, Pages, align_columns, axis_names, batches,
+                                           falk, grid_decimals, grouped_bars, labelled_grid, legend,
+                                           role_grid, row_caption, same_columns, upright_columns,
+                                           variance_table)
 from scenes.compute import scores as compute
 from scenes.kit import style
+from scenes.kit.anim import Appear
 from scenes.kit.base import ClipScene
 from scenes.pipeline.inputs import InputError, integer, matrix, tokens
 from scenes.pipeline.registry import Clip, Option
-from scenes.kit.layout import fit
-from scenes.clips.score_grid_parts import (align_columns, axis_names, batches, grouped_bars,
-                                           labelled_grid, legend, role_grid, upright_columns)
 
 ROLES = (("q", "wq", "Q", "W_Q", style.QUERY), ("k", "wk", "K", "W_K", style.KEY),
          ("v", "wv", "V", "W_V", style.VALUE))
-MIN_SCALE = 0.62   # below this, the three projections are shown one after another
+RULE_Y = 2.85       # the shape rule of step 1, under the title
+SAYS = {"Q": "查询，当前位置怎样查找相关信息", "K": "键，决定位置 j 在什么查询下得到高分",
+        "V": "值，承载要汇总的特征"}
+GIVEN_SAYS = {"Q": "Q：每行一个查询", "K": "K：与 Q 一样宽，才能点积", "V": "V：与 K 行数相同，每个键配一个值"}
 
 
 def rules(raw: dict) -> dict:
@@ -59,7 +63,7 @@ def rules(raw: dict) -> dict:
             "tokens": tokens(labels, len(q))}
 
 
-class ScoreGrid(ClipScene):
+class ScoreGrid(Pages, ClipScene):
     spec = Clip(
         name="score-grid", section="4.2", title="为什么拆成查询、键和值",
         summary="4.2–4.3 Q、K、V 投影，QKᵀ 分数网格与 √d_k 缩放",
@@ -73,7 +77,7 @@ class ScoreGrid(ClipScene):
             Option('q', 'Q directly (with --k)'),
             Option('k', 'K directly'),
             Option('v', 'V directly'),
-            Option('seed', 'seed of the sampled variance step'),
+            Option('seed', 'seed of the sampled variance step (numpy default_rng)'),
             Option('tokens', 'one label per row'),
         ),
     )
@@ -85,8 +89,6 @@ class ScoreGrid(ClipScene):
                                wv=i["wv"], seed=i["seed"])
         self.q_names = axis_names(self.book, i["tokens"], "q", len(r.q))
         self.k_names = axis_names(self.book, i["tokens"], "k", len(r.k))
-        self.names = {"Q": self.q_names, "K": self.k_names,
-                      "V": axis_names(self.book, i["tokens"], "v", len(r.k))}
         return r
 
     def construct(self):
@@ -96,50 +98,48 @@ class ScoreGrid(ClipScene):
         self.one_row()
         self.end()
 
-    # -- helpers
     def roles(self):
         """(values, W or None, name, W name, colour) for Q, K and V where present."""
         r = self.result
         return [(getattr(r, a), getattr(r, w), n, wn, c) for a, w, n, wn, c in ROLES
                 if getattr(r, a) is not None]
 
-    def score_heat(self, name, values, low_high):
-        grid = labelled_grid(self.book, name, values, style.decimals_for(values), heat="scores",
-                          row_labels=self.q_names, col_labels=self.k_names,
-                          row_color=style.QUERY, col_color=style.KEY)
-        bar = legend(self.book, f"{name}_legend", *low_high, style.decimals_for(values))
-        corner = VGroup(self.book.label("键 →", color=style.KEY, size=style.LABEL_SIZE),
-                        self.book.label("查询 ↓", color=style.QUERY, size=style.LABEL_SIZE))
-        upright_columns(grid)
-        corner.arrange(DOWN, buff=0.08, aligned_edge=RIGHT).next_to(grid.box_group, UL, buff=0.12)
-        grid.add(corner)
-        grid.corner = corner
-        return grid, bar
-
-    # -- steps
+    # -- step 1: projections, or Q, K (V) as given
     def projections(self):
         if self.result.x is None:
             return self.given_directly()
-        self.step("引入三个可训练矩阵：Q = X W_Q，K = X W_K，V = X W_V。")
         r, book = self.result, self.book
-        x = role_grid(book, "x", r.x, style.decimals_for(r.x), style.TEXT, "X",
-                      row_labels=self.q_names)
+        rule = self.shape_rule().move_to(UP * RULE_Y)
+        top = rule.get_bottom()[1] - 0.15
+        x = role_grid(book, "x", r.x, style.TEXT, "X",
+                      row_labels=axis_names(book, self.inputs["tokens"], "x", len(r.x)))
         blocks = [self.projection_block(*role) for role in self.roles()]
-        rule = self.shape_rule()
-        rule.move_to(UP * 2.85)
-        if self.natural_scale(x, blocks) >= MIN_SCALE:
-            self.falk(x, VGroup(*blocks).arrange(RIGHT, buff=0.45, aligned_edge=UP))
-            self.play(Appear(rule), Appear(x))
-            for block in blocks:
-                self.show_block(block)
-            return
-        size = x.height
-        for n, block in enumerate(blocks):   # too wide for one frame: one projection at a time
-            if n:
-                self.clear_stage(run_time=0.3)
-            self.falk(x.scale_to_fit_height(size), block)
-            self.play(Appear(rule), Appear(x))
-            self.show_block(block)
+        intro = "引入三个可训练矩阵："
+        says = [(b.name + " = X " + b.w_name + "：" + SAYS[b.name] + "。",) for b in blocks]
+        one = lambda m: (lambda s: VGroup(m))
+        options = [[((intro + "Q = X W_Q，K = X W_K，V = X W_V。",), lambda s: falk(x, blocks, s))],
+                   [(("引入三个可训练矩阵，先看 " + c[0],) if n == 0 else c, lambda s, b=b: falk(x, [b], s))
+                    for n, (c, b) in enumerate(zip(says, blocks))],
+                   [((intro + "Q、K、V 都由同一个输入 X 投影而来，X 每行一个位置。",), one(x))]
+                   + [(c, one(b)) for c, b in zip(says, blocks)]]
+        options.append(options[-1][:1] + [p for b, c in zip(blocks, says)
+                                          for p in ((self.w_says(b.name), one(b.w)), (c, one(b.out)))])
+        plan = self.plan(options, top)
+        self.turn_pages(plan, self.show_part, top, keep=[rule],
+                        first=lambda: self.play(Appear(rule)))
+
+    def w_says(self, name):
+        """The caption of W_Q, W_K or W_V shown alone, with this input's widths."""
+        r, book = self.result, self.book
+        d_in, d_k, d_v = (book.index(f"w{n}.shape[{a}]", getattr(r, "w" + n).shape[a])
+                          for n, a in (("q", 0), ("q", 1), ("v", 1)))
+        if name == "Q":
+            return "W_Q 把每行从 D_in = {} 维投影到 dₖ = {} 维。", d_in, d_k
+        if name == "K":
+            return "W_K 与 W_Q 同形：键与查询一样宽（dₖ = {}），才能做点积。", d_k
+        if r.wv.shape[1] == r.wq.shape[1]:
+            return "W_V 把每行投影到 d_v = {} 维：本例与 dₖ 相同，一般定义中两者可以不同。", d_v
+        return "W_V 把每行投影到 d_v = {} 维：值的宽度可以与 dₖ = {} 不同。", d_v, d_k
 
     def shape_rule(self):
         """[T, D_in] . [D_in, d_k] -> [T, d_k], then the same with this input's sizes."""
@@ -148,129 +148,141 @@ class ScoreGrid(ClipScene):
         return VGroup(book.math(r"[T, D_{in}] \cdot [D_{in}, d_k] \to [T, d_k]", size=34),
                       book.text("：{} · {} → {}", *sizes, size=style.BODY_SIZE)).arrange(RIGHT, buff=0.2)
 
-    @staticmethod
-    def natural_scale(x, blocks):
-        width = x.width + sum(b.width + 0.45 for b in blocks)
-        height = max([x.height] + [b.height for b in blocks])
-        return min(13 / width, 5.35 / height, 1.0)
-
-    @staticmethod
-    def falk(x, blocks):
-        """X to the left of the products, each W above its product; fit under the rule."""
-        VGroup(x, blocks).arrange(RIGHT, buff=0.45)
-        x.shift(UP * (blocks[-1].grid.box_group.get_y() - x.grid.box_group.get_y()))
-        fit(VGroup(x, blocks), 13, 5.35).move_to(DOWN * 0.4)
-
     def projection_block(self, values, w, name, w_name, color):
         """W above its product, columns over columns (the product sits under W, beside X)."""
-        w_grid = role_grid(self.book, f"w{name.lower()}", w, style.decimals_for(w), color, w_name,
-                           side=UP)
-        out = role_grid(self.book, name.lower(), values, 4, color, name)
+        w_grid = role_grid(self.book, f"w{name.lower()}", w, color, w_name, side=UP)
+        out = role_grid(self.book, name.lower(), values, color, name)
+        out.product = True
+        same_columns(w_grid, out)
         block = VGroup(w_grid, out).arrange(DOWN, buff=0.3)
-        block.grid = out.grid
+        block.w, block.out, block.grid, block.name, block.w_name = w_grid, out, out.grid, name, w_name
         return block
 
-    def show_block(self, block):
-        w_grid, out = block
-        self.play(Appear(w_grid), Appear(out.tag), Appear(out.grid.box_group), run_time=0.5)
-        self.play(LaggedStart(*[Appear(out.grid.entry(i, j))
-                                for i in range(out.grid.n_rows) for j in range(out.grid.n_cols)],
-                              lag_ratio=0.05), run_time=0.8)
+    def show_part(self, mob):
+        """A block shows W, then fills its product entry by entry; anything else appears."""
+        if hasattr(mob, "out"):
+            self.play(Appear(mob.w), run_time=0.5)
+            mob = mob.out
+        if not getattr(mob, "product", False):
+            return self.play(Appear(mob))
+        self.play(Appear(mob.tag), Appear(mob.grid.box_group), run_time=0.5)
+        self.play(LaggedStart(*[Appear(mob.grid.entry(i, j)) for i in range(mob.grid.n_rows)
+                                for j in range(mob.grid.n_cols)], lag_ratio=0.05), run_time=0.8)
 
     def given_directly(self):
-        self.step("直接给定 Q、K：查询与键的宽度必须相同，才能做点积。")
-        grids = [role_grid(self.book, n.lower(), vals, style.decimals_for(vals), c, n,
-                           row_labels=self.names[n])
+        book, tokens = self.book, self.inputs["tokens"]
+        grids = [role_grid(book, n.lower(), vals, c, n,
+                           row_labels=axis_names(book, tokens, n.lower(), len(vals)))
                  for vals, _, n, _, c in self.roles()]
-        for n, batch in enumerate(batches(grids, 13, 5.6, 0.6, MIN_SCALE)):  # as many as fit
-            if n:
-                self.clear_stage(run_time=0.3)
-            fit(VGroup(*batch).arrange(RIGHT, buff=0.6, aligned_edge=UP), 13, 5.6).move_to(DOWN * 0.1)
-            self.play(LaggedStart(*[Appear(g) for g in batch], lag_ratio=0.4))
+        names = [n for _, _, n, _, _ in self.roles()]
+        first = "直接给定 " + "、".join(names) + "：查询与键的宽度必须相同，才能做点积。"
+        row = lambda run: (lambda s: VGroup(*run).arrange(RIGHT, buff=0.6 * s, aligned_edge=UP))
+        options = [[((first,) if n == 0 else ("直接给定的 " + "；".join(
+            GIVEN_SAYS[names[grids.index(g)]] for g in run) + "。",), row(run))
+            for n, run in enumerate(runs)]
+            for runs in ([grids], batches(grids, WIDTH, 5.9, 0.6), [[g] for g in grids])]
+        self.turn_pages(self.plan(options), lambda m: self.play(Appear(m), run_time=0.6))
+
+    # -- step 2: QK^T
+    def score_heat(self, name, values, low_high):
+        decimals = grid_decimals(values)
+        grid = labelled_grid(self.book, name, values, decimals, heat="scores",
+                             row_labels=self.q_names, col_labels=self.k_names,
+                             row_color=style.QUERY, col_color=style.KEY)
+        bar = legend(self.book, f"{name}_legend", *low_high, decimals)
+        corner = VGroup(self.book.label("键 →", color=style.KEY, size=style.LABEL_SIZE),
+                        self.book.label("查询 ↓", color=style.QUERY, size=style.LABEL_SIZE))
+        upright_columns(grid)
+        corner.arrange(DOWN, buff=0.08, aligned_edge=RIGHT).next_to(grid.box_group, UL, buff=0.12)
+        grid.add(corner)
+        grid.corner = corner
+        return grid, bar
 
     def fill_scores(self):
         r, book = self.result, self.book
         square = "[T, T]" if r.scores.shape[0] == r.scores.shape[1] else "[T_q, T_k]"
-        self.step("QKᵀ 是 " + square + "：第 i 行第 j 列 = qᵢ · kⱼ；行是查询，列是键。")
-        self.clear_stage()
+        caption = ("QKᵀ 是 " + square + "：第 i 行第 j 列 = qᵢ · kⱼ；行是查询，列是键。",)
         grid, bar = self.score_heat("scores", r.scores, r.scores_range)
         head = book.math(r"S_{ij} = q_i \cdot k_j = \sum_r q_{i,r}\, k_{j,r}", size=36)
         tag = VGroup(book.math(r"QK^\top", color=style.ACCENT),
                      book.label(book.coords("scores.shape", r.scores.shape), size=style.LABEL_SIZE,
                                 color=style.ACCENT)).arrange(RIGHT, buff=0.15)
         body = VGroup(VGroup(grid, tag).arrange(DOWN, buff=0.25), bar).arrange(RIGHT, buff=0.5)
-        fit(VGroup(head, body).arrange(DOWN, buff=0.3), 13, 6.1).move_to(DOWN * 0.1)
-        self.play(Write(head), Appear(grid.row_labels), Appear(grid.col_labels), Appear(tag),
-                  Appear(grid.corner))
+        options = [[(caption, lambda s: VGroup(head, body).arrange(DOWN, buff=0.3 * s))],
+                   [(caption, lambda s: VGroup(body))]]       # the caption states the formula
+        plan = self.plan(options)
+        self.turn_pages(plan, lambda m: None)
+        if plan[0] is options[0]:
+            self.play(Write(head))
+        self.play(Appear(grid.row_labels), Appear(grid.col_labels), Appear(tag), Appear(grid.corner))
         for i in range(grid.n_rows):
             self.play(LaggedStart(*[Appear(grid.cell(i, j)) for j in range(grid.n_cols)],
                                   lag_ratio=0.25), run_time=0.45)
         self.play(Appear(bar))
 
+    # -- step 3: the variance argument and the scaled grid
     def scaling(self):
         r, book = self.result, self.book
         v = r.variance
         d_k = book.index("d_k", r.d_k)
-        self.step("点积方差约为 dₖ，除以 √dₖ 把量级拉回一；本例 dₖ = {}，即一个头的宽度。", d_k)
-        self.clear_stage()
-        head = book.section("section.scaling", self.section_scaling)
-        title = book.text("{}  " + self.title_scaling, head, size=style.TITLE_SIZE, kind="title")
-        self.play(Transform(self.title_mob, title.move_to(self.title_mob)), run_time=0.4)
-        book.meta[id(self.title_mob)] = book.meta[id(title)]
-        table = self.variance_table(v, r.own)
+        caption = ("点积方差约为 dₖ，除以 √dₖ 把量级拉回一；本例 dₖ = {}，即一个头的宽度。", d_k)
+        table = variance_table(book, v, r.own)
         note = book.text("采样 {} 对单位方差 q、k，种子 {}", book.index("variance.samples", v.samples),
                          book.index("seed", v.seed), size=style.LABEL_SIZE, color=style.MUTED)
         left = VGroup(table, note).arrange(DOWN, buff=0.3)
-        root = book.math(r"\sqrt{d_k} = \sqrt{@} = @", d_k, book.fmt("scale", r.scale),
-                         color=style.TRACK, size=36)
+        scale = book.fmt("scale", r.scale)
+        root = book.math(r"\sqrt{d_k} = \sqrt{@} = @", d_k, scale, color=style.TRACK, size=36)
         grid, bar = self.score_heat("scaled", r.scaled, r.scaled_range)
         tag = book.math(r"QK^\top / \sqrt{d_k}", color=style.ACCENT)
         right = VGroup(root, VGroup(VGroup(grid, tag).arrange(DOWN, buff=0.25), bar)
                        .arrange(RIGHT, buff=0.4)).arrange(DOWN, buff=0.3)
-        fit(VGroup(left, right).arrange(RIGHT, buff=0.7), 13.2, 6.1).move_to(DOWN * 0.1)
-        self.play(Appear(table.header), Appear(note))
-        self.play(LaggedStart(*[Appear(row) for row in table.rows], lag_ratio=0.3), run_time=1.2)
-        self.play(Write(root))
-        self.play(Appear(grid), Appear(tag), Appear(bar))
+        then = ("每个分数除以 √dₖ = {}：缩放后的分数网格，行仍是查询，列仍是键。", scale)
+        plan = self.plan([[(caption, lambda s: VGroup(left, right).arrange(RIGHT, buff=0.7 * s))],
+                          [(caption, lambda s: VGroup(left), 1.3), (then, lambda s: VGroup(right))]])
+        self.turn_pages(plan, lambda m: self.show_scaling(m, left),
+                        first=self.retitle)
 
-    def variance_table(self, v, own):
-        """d_k | Var(q.k) | Var(q.k / sqrt(d_k)), the clip's own d_k in the tracked colour."""
-        book = self.book
-        cols = [labelled_grid(book, "variance.d_k", [[d] for d in v.d_ks], 0, col_labels=["dₖ"]),
-                labelled_grid(book, "variance.var", v.var[:, None], 4, col_labels=["Var(q·k)"]),
-                labelled_grid(book, "variance.var_scaled", v.var_scaled[:, None], 4,
-                              col_labels=["Var(q·k/√dₖ)"])]
-        table = VGroup(*cols).arrange(RIGHT, buff=0.1, aligned_edge=DOWN)
-        for g in cols:
-            g.entry(own, 0).set_color(style.TRACK)
-            g.box(own, 0).set_stroke(style.TRACK, width=3)
-        table.header = VGroup(*[g.col_labels for g in cols], *[g.box_group for g in cols])
-        table.rows = [VGroup(*[g.entry(i, 0) for g in cols]) for i in range(len(v.d_ks))]
-        return table
+    def retitle(self):
+        """The title turns to 4.3 for the variance argument."""
+        head = self.book.section("section.scaling", self.section_scaling)
+        title = self.book.text("{}  " + self.title_scaling, head, size=style.TITLE_SIZE, kind="title")
+        self.play(Transform(self.title_mob, title.move_to(self.title_mob)), run_time=0.4)
+        self.book.meta[id(self.title_mob)] = self.book.meta[id(title)]
 
+    def show_scaling(self, mob, left):
+        """The table row by row, or the scaling factor and the scaled grid."""
+        if mob is left:
+            table, note = left
+            self.play(Appear(table.header), Appear(note))
+            self.play(LaggedStart(*[Appear(row) for row in table.rows], lag_ratio=0.3), run_time=1.2)
+            return
+        self.play(Write(mob[0]))
+        self.play(Appear(mob[1]))
+
+    # -- step 4: one row with and without scaling
     def one_row(self):
         r, book = self.result, self.book
         name = self.q_names[r.query]
-        self.step("同一行 softmax：不缩放时分数差距更大，权重更集中（查询 {}）。", name)
-        self.clear_stage()
+        peaks = book.fmt("peak_raw", r.peak_raw), book.fmt("peak_scaled", r.peak_scaled)
         i = r.query
-        rows = [("row.scores", r.scores[i], style.decimals_for(r.scores), "q·k", style.TEXT),
-                ("row.scaled", r.scaled[i], 4, "q·k/√dₖ", style.TEXT),
+        rows = [("row.scores", r.scores[i], grid_decimals(r.scores), "q·k", style.TEXT),
+                ("row.scaled", r.scaled[i], grid_decimals(r.scaled), "q·k/√dₖ", style.TEXT),
                 ("weights_raw", r.weights_raw, 4, "softmax(q·k)", style.MUTED),
                 ("weights_scaled", r.weights_scaled, 4, "softmax(q·k/√dₖ)", style.ACCENT)]
         grids = [labelled_grid(book, n, vals[None, :], d, row_labels=[lab], row_color=c,
-                            col_labels=self.k_names if n == "row.scores" else None,
-                            col_color=style.KEY, heat="weights" if n.startswith("weights") else None)
+                               col_labels=self.k_names if n == "row.scores" else None,
+                               col_color=style.KEY, heat="weights" if n.startswith("weights") else None)
                  for n, vals, d, lab, c in rows]
         table = align_columns(grids, buff=0.12)
         upright_columns(grids[0])
         bars = grouped_bars(grids[0], [r.weights_raw, r.weights_scaled], [style.MUTED, style.ACCENT])
         query = book.text("查询 {}", name, color=style.QUERY, size=style.BODY_SIZE)
-        peaks = book.text("最大权重：不缩放 {}　→　缩放后 {}", book.fmt("peak_raw", r.peak_raw),
-                          book.fmt("peak_scaled", r.peak_scaled), color=style.TEXT)
-        chart = VGroup(bars, table)
-        fit(VGroup(query, chart, peaks).arrange(DOWN, buff=0.3), 13, 5.8).move_to(UP * 0.05)
+        line = book.text("最大权重：不缩放 {}　→　缩放后 {}", *peaks, color=style.TEXT)
+        whole = VGroup(query, VGroup(bars, table), line)
+        plan = self.plan([[(row_caption(book, r, name, peaks),
+                            lambda s: whole.arrange(DOWN, buff=0.3 * s))]])
+        self.turn_pages(plan, lambda m: None)
         self.play(Appear(query), Appear(grids[0]), Appear(grids[1]))
         self.play(Appear(grids[2]), Appear(grids[3]))
         self.play(LaggedStart(*[FadeIn(b, shift=UP * 0.2) for b in bars], lag_ratio=0.08))
-        self.play(Write(peaks))
+        self.play(Write(line))

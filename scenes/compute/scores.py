@@ -83,7 +83,11 @@ class ScoreVariance:
 
 
 def score_variance(d_ks=(1, 4, 16, 64), samples=20000, seed=0):
-    """Sample unit-variance q, k and measure the spread of their dot product."""
+    """Sample unit-variance q, k and measure the spread of their dot product.
+
+    The rule (the tests recompute it): rng = np.random.default_rng(seed); for each width d in
+    d_ks, in order, q, k = rng.standard_normal((2, samples, d)); Var is the population
+    variance (ddof 0) of sum_r q_r k_r, and of that sum divided by sqrt(d)."""
     rng = np.random.default_rng(seed)
     var, var_scaled = [], []
     for d in d_ks:

@@ -6,28 +6,20 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for plain `manim` runs
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, ReplacementTransform,
-                   VGroup)
+from manim import DOWN, RIGHT, UP, Create, FadeIn, Line, ReplacementTransform, Transform, VGroup
 
-from scenes.kit.anim import Appear, Vanish
+from scenes.clips import dropout_parts as parts
+from scenes.clips.dropout_parts import DECIMALS, MEAN_DECIMALS, RowTable, Rows
 from scenes.compute import dropout as compute
 from scenes.kit import style
-from scenes.clips import dropout_parts as parts
+from scenes.kit.anim import Appear, Vanish
 from scenes.kit.base import ClipScene
+from scenes.kit.layout import content_height, content_width, fit
+from scenes.kit.numbers import Shown
 from scenes.pipeline.inputs import InputError, integer, number, vector
 from scenes.pipeline.registry import Clip, Option
-from scenes.clips.dropout_parts import DECIMALS, RowTable, bits, text
-from scenes.kit.layout import content_height, content_width, fit, frame
 
-PAGE = 8              # masks per page of the enumeration (64 masks for six weights: 8 pages)
-FIRST_SAMPLES = 8     # sampled masks listed one by one
 TOP_Y = 2.75          # the mode line, under the title
-LEFT_X, RIGHT_X = -0.3, 0.2   # sampling step: panel centres, as shares of the content width
-
-
-def right_edge() -> float:
-    """The content area's right edge: half the frame's width less the margin."""
-    return frame()["width"] / 2 - style.FRAME_MARGIN
 
 
 def rules(raw: dict) -> dict:
@@ -64,7 +56,7 @@ def rules(raw: dict) -> dict:
             "seed": integer(raw.get("seed", 0), "seed", 0, 2**31 - 1)}
 
 
-class Dropout(ClipScene):
+class Dropout(Rows, ClipScene):
     spec = Clip(
         name="dropout", section="4.6", title="dropout 并不保持每行权重和恰好为一",
         summary="4.6 dropout：单次结果与期望，训练与评估",
@@ -76,18 +68,26 @@ class Dropout(ClipScene):
             Option('mode', 'train or eval'),
             Option('masks', 'explicit masks, e.g. 101,010 (bit i keeps entry i)'),
             Option('samples', 'number of sampled masks'),
-            Option('seed', 'sampling seed'),
+            Option('seed', 'sampling seed: numpy default_rng(seed), entry i of draw k kept '
+                           'when random()[k, i] >= p'),
         ),
     )
 
-    def compute(self):
+    def compute(self) -> compute.DropoutLesson:
         i = self.inputs
-        self.one = self.book.fmt("formula.one", 1, 0)     # the 1 of 1/(1-p)
-        self.zero = self.book.fmt("formula.zero", 0, 0)
         return compute.dropout_lesson(i["weights"], i["p"], i["mode"], i["masks"],
                                       i["samples"], i["seed"])
 
-    def construct(self):
+    @property
+    def one(self) -> Shown:
+        """The 1 of 1/(1-p) and of "row sums to 1", recorded where it is drawn."""
+        return self.book.fmt("formula.one", 1, 0)
+
+    @property
+    def zero(self) -> Shown:
+        return self.book.fmt("formula.zero", 0, 0)
+
+    def construct(self) -> None:
         self.show_row()
         self.one_mask_at_a_time()
         self.every_mask()
@@ -95,264 +95,194 @@ class Dropout(ClipScene):
         self.eval_mode()
         self.end()
 
-    # -- helpers
-    def num(self, label, value, color=style.TEXT, decimals=DECIMALS):
-        return self.book.num(label, value, decimals, color=color)
-
-    def word(self, template, *slots, color=style.MUTED, size=style.LABEL_SIZE):
-        """Words from a digit-free template; numbers only through the book's slots."""
-        return text(self.book, template, *slots, color=color, size=size)
-
-    def positions(self):
-        return [self.book.index(f"position[{i}]", i) for i in range(len(self.result.weights))]
-
     def mode_line(self):
-        return parts.mode_line(self.book, self.result, self.one).move_to([0, TOP_Y, 0])
-
-    def kept(self, keep):
-        """Kept entries in the value colour, dropped in the mask colour (eval drops nothing)."""
-        return style.VALUE if keep or self.result.mode == "eval" else style.MASK
-
-    def scaled_header(self):
-        return self.word("m·a/({}−p)", self.one)
+        return parts.mode_line(self.book, self.result).move_to([0, TOP_Y, 0])
 
     # -- step 1
-    def show_row(self):
+    def show_row(self) -> None:
         r = self.result
-        total = self.book.fmt("weight_sum", r.weight_sum, DECIMALS)
-        self.step("softmax 之后的一行权重：dropout 之前，行和为 {}。", total)
-        t, header = self.layout_row()
-        self.play(Appear(header), Appear(t.col(0)), Appear(t.col(1)), Create(t.rule(1, 0, 1)),
-                  Create(t.rule(t.n_rows - 1, 0, 1)))
+        self.step("softmax 之后的一行权重：dropout 之前，行和为 {}。", self.book.fmt("weight_sum", r.weight_sum, DECIMALS))
+        head = self.mode_line()
+        t = self.rows_table = self.chosen_table()      # step 2's table, placed now
+        self.rows_note = self.row_note()
+        fit(t, content_width() - 0.4, TOP_Y - style.CONTENT_BOTTOM - 0.9 - self.rows_note.height, 1.3)
+        t.next_to(head, DOWN, buff=0.35).set_x(0)
+        fit(self.rows_note, content_width()).next_to(t, DOWN, buff=0.3)
+        first = RowTable([self.head("位置")[:-1], self.weights_row()[:-1]], row_h=0.56)   # the row alone
+        fit(first, content_width() - 0.4, 1.6, 1.3).next_to(head, DOWN, buff=0.35).set_x(0)
+        self.first = (first.row(0), first.row(1), first.rule(1))
+        self.row_bars = self.weight_bars(first)
+        self.play(Appear(head), Appear(self.first[0]), Appear(self.first[1]), Create(self.first[2]))
         self.play(FadeIn(self.row_bars, shift=UP * 0.3))
 
-    def layout_row(self):
-        """The row table (left, later with the mask columns), the history (right), the bars."""
-        r = self.result
-        t = self.row_table = self.build_row_table()
-        h = self.history = self.history_table()
-        zoom = min((content_width() - 0.9) / (t.width + h.width + 1.2),
-                   (content_height() - 1.15) / max(t.height, h.height), 1.3)
-        both = VGroup(t.scale(zoom), h.scale(zoom)).arrange(RIGHT, buff=1.2, aligned_edge=UP)
-        both.move_to([0, -0.2, 0])
-        self.row_bars = VGroup(*parts.value_bars(self.book, "weights_bar", r.weights,
-                                                 2.4 / float(r.weights.max()), DECIMALS, 1.35,
-                                                 self.positions())[::2])
-        room = [t.col(1).get_right()[0] + 0.8, right_edge() - 0.15]     # right of the columns shown so far
-        fit(self.row_bars, room[1] - room[0], 4.0).align_to(t, DOWN)
-        self.row_bars.set_x(min(h.get_x(), room[1] - self.row_bars.width / 2))
-        top = VGroup(both, self.row_bars).get_top()[1]
-        return t, self.mode_line().set_y(min(TOP_Y, top + 0.5))
+    def row_note(self):
+        if self.result.mode == "eval":
+            return self.word("评估模式：掩码不起作用，每行都是原权重 a")
+        return self.word("每行：掩码 m 保留的项 × {}/({}−p)，丢弃的项为 {}", self.one, self.one, self.zero)
 
-    def build_row_table(self):
+    def weight_bars(self, t: RowTable) -> VGroup:
+        """The weights as bars under their columns, in the room the mask rows take later."""
         r = self.result
-        rows = [[self.word("位置"), self.word("原权重 a"), self.word("掩码 m"), self.scaled_header()]]
-        rows += [[self.num(f"position[{i}]", i, style.MUTED, 0), self.num(f"weights[{i}]", w), None, None]
-                 for i, w in enumerate(r.weights)]
-        rows.append([self.word("Σ", color=style.ACCENT), self.num("weight_sum", r.weight_sum, style.ACCENT),
-                     None, None])
-        self.mask_cells = [self.mask_column(k) for k in range(len(r.masks))]
-        widths = parts.column_widths([rows] + [c for c in self.mask_cells], 4)
-        table = RowTable(rows, widths, row_h=0.56)
-        for cells in self.mask_cells:
-            for i, row in enumerate(cells, 1):
-                for c, mob in enumerate(row):
-                    if mob is not None:
-                        mob.move_to(table.anchors[i][c])
-                        table.add(mob)   # scaled with the table, shown mask by mask
-        return table
-
-    def mask_column(self, k):
-        """Mask k's bits and its row, as rows of the table (columns 2 and 3)."""
-        r = self.result
-        cells = []
-        for i, keep in enumerate(r.masks[k]):
-            bit = self.book.num(f"chosen[{k}].mask[{i}]", int(keep), 0,
-                                color=parts.bit_color(keep, r.mode == "eval"))
-            cells.append([None, None, bit, self.num(f"chosen[{k}].row[{i}]", r.rows[k][i], self.kept(keep))])
-        cells.append([None, None, None, self.num(f"chosen[{k}].sum", r.sums[k], style.ACCENT)])
-        return cells
+        top = t.y(1) - t.row_h * t.zoom() / 2 - 0.3
+        height = min(2.4, top - style.CONTENT_BOTTOM - 0.3)
+        xs = [t.x(i + 1) for i in range(len(r.weights))]
+        width = 0.5 * min(t.widths[1:-1]) * t.zoom()
+        bars = parts.plain_bars(r.weights, xs, height / float(r.weights.max()), width)
+        base = Line([t.x(1) - width, 0, 0], [t.x(len(r.weights)) + width, 0, 0], color=style.GRID_LINE)
+        return VGroup(bars, base).shift(UP * (top - height))
 
     # -- step 2
-    def one_mask_at_a_time(self):
+    def one_mask_at_a_time(self) -> None:
         r, book = self.result, self.book
         if r.mode == "eval":
-            self.step("评估模式有效 p = {}：不丢弃任何项，所选掩码不起作用，行保持原样。",
-                      book.fmt("p_eff", r.p_eff, 0))
+            self.step("评估模式有效 p = {}：不丢弃任何项，所选掩码不起作用，行保持原样。", book.fmt("p_eff", r.p_eff, 0))
         else:
-            self.step("保留项乘以 {}/({}−p)，丢弃项为 {}：单次结果的行和可以大于、小于或等于 {}。",
-                      self.one, self.one, self.zero, self.one)
-        t, history = self.row_table, self.history
-        self.play(Vanish(self.row_bars), Appear(t.cells[0][2]), Appear(t.cells[0][3]),
-                  Create(t.rule(1, 2, 3)), Create(t.rule(t.n_rows - 1, 2, 3)),
-                  Appear(history.row(0)), Create(history.rule(1)))
-        shown = None
-        for k, cells in enumerate(self.mask_cells):
-            group = VGroup(*[m for row in cells for m in row if m is not None])
-            self.play(Appear(group) if shown is None else ReplacementTransform(shown, group),
-                      run_time=0.6)
-            self.play(FadeIn(history.row(k + 1), shift=LEFT * 0.2), run_time=0.4)
+            tail, slots = self.sums_against_one()
+            self.step("保留项乘以 {}/({}−p)，丢弃项为 {}：" + tail, self.one, self.one, self.zero, *slots)
+        t = self.rows_table
+        head, row, rule = self.first
+        self.play(Vanish(self.row_bars), ReplacementTransform(head, t.row(0)[:-1]),
+                  ReplacementTransform(row, t.row(1)), ReplacementTransform(rule, t.rule(1, 0, t.n_cols - 2)))
+        self.play(Appear(t.cells[0][-1]), Appear(self.rows_note), Create(t.rule(1)), Create(t.rule(2)))
+        for k in range(len(r.masks)):
+            self.play(FadeIn(t.row(k + 2), shift=DOWN * 0.15), run_time=0.6)
             self.wait(0.4)
-            shown = group
 
-    def history_table(self):
-        r = self.result
-        rows = [[self.word("掩码"), self.word("行和"), self.word("概率 P(m)")]]
-        rows += [[bits(self.book, f"chosen[{k}].mask", m, ignored=r.mode == "eval"),
-                  self.num(f"chosen[{k}].sum", r.sums[k], style.ACCENT),
-                  self.num(f"chosen[{k}].prob", r.probs[k])] for k, m in enumerate(r.masks)]
-        return RowTable(rows, row_h=0.56)
+    def sums_against_one(self) -> tuple[str, list]:
+        """What the chosen masks' sums (as drawn) show against 1: the caption's second half."""
+        drawn = [float(self.book.fmt(f"chosen[{k}].sum", s, DECIMALS)) for k, s in enumerate(self.result.sums)]
+        kinds = [w for w, hit in (("大于", any(v > 1 for v in drawn)), ("小于", any(v < 1 for v in drawn)),
+                                  ("等于", any(v == 1 for v in drawn))) if hit]
+        if len(kinds) == 3:
+            return "单次结果的行和可以大于、小于或等于 {}。", [self.one]
+        if len(kinds) == 2:
+            return "这几个掩码的行和有的" + kinds[0] + " {}，有的" + kinds[1] + " {}。", [self.one, self.one]
+        return ("这几个掩码的行和都" if len(drawn) > 1 else "这个掩码的行和") + kinds[0] + " {}。", [self.one]
 
     # -- step 3
-    def every_mask(self):
+    def every_mask(self) -> None:
         r, book = self.result, self.book
         count = book.index("mask_count", len(r.table.masks))
         total = book.fmt("expected_sum", r.table.expected_sum, DECIMALS)
         if r.mode == "eval":
-            self.step("有效 p = {}：全部 {} 个掩码中只有全保留的概率为 {}，行和期望为 {}。",
-                      book.fmt("p_eff", r.p_eff, 0), count,
-                      book.fmt("table[0].prob", r.table.probs[0], DECIMALS), total)
+            self.step("有效 p = {}：全部 {} 个掩码中只有全保留的概率为 {}，行和期望为 {}。", book.fmt("p_eff", r.p_eff, 0),
+                      count, book.fmt("table[0].prob", r.table.probs[0], DECIMALS), total)
         else:
             self.step("全部 {} 个掩码按概率加权：每项的期望等于原权重，行和的期望为 {}。", count, total)
         self.clear_stage()
-        pages = self.mask_pages()
-        summary = self.summary_rows()
-        n_cols = len(r.weights) + 3
-        head = [self.word("掩码"), self.word("P(m)"), *[self.word(s) for s in self.positions()],
-                self.word("行和")]
-        rows = [head, *pages[0], *summary]
-        table = RowTable(rows, parts.column_widths([rows, *pages], n_cols), row_h=0.44,
-                      col_gap=0.35 if n_cols < 8 else 0.22)
-        note = self.word("共 {} 个掩码" + (" · 分页显示" if len(pages) > 1 else ""), count,
-                         color=style.ACCENT)
-        fit(VGroup(table, note).arrange(UP, buff=0.25), content_width() - 0.5, content_height() - 0.35, 1.3).move_to([0, 0.1, 0])
-        top = len(rows) - len(summary)
+        table = self.every_table()
+        listed = len(r.ranked)
+        note = (self.word("共 {} 个掩码", count, color=style.ACCENT) if listed == len(r.table.masks) else
+                self.word("共 {} 个掩码 · 列出概率最大的 {} 个", count, book.index("listed_masks", listed),
+                          color=style.ACCENT))
+        fit(VGroup(note, table).arrange(DOWN, buff=0.25), content_width(), content_height() - 0.2, 1.3)
+        VGroup(note, table).move_to([0, (style.CONTENT_TOP + style.CONTENT_BOTTOM) / 2, 0])
+        summary = table.n_rows - 2
         self.play(Appear(note), Appear(table.row(0)), Create(table.rule(1)))
-        shown = VGroup(*[table.row(i) for i in range(1, 1 + len(pages[0]))])
-        self.play(Appear(shown), run_time=0.6)
-        for page in pages[1:]:
-            nxt = VGroup(*[table.put(m, i, c) for i, row in enumerate(page, 1)
-                           for c, m in enumerate(row) if m is not None])
-            self.wait(0.5)
-            self.play(Vanish(shown), Appear(nxt), run_time=0.5)
-            shown = nxt
-        self.play(Create(table.rule(top)), Appear(table.row(top)), Appear(table.row(top + 1)))
-        self.play(Create(table.band([top, top + 1])))
-
-    def mask_pages(self):
-        t = self.result.table
-        rows = []
-        for k, m in enumerate(t.masks):
-            cells = [self.num(f"table[{k}].row[{i}]", v, style.VALUE if m[i] else style.MASK)
-                     for i, v in enumerate(t.rows[k])]
-            rows.append([bits(self.book, f"table[{k}].mask", m),
-                         self.num(f"table[{k}].prob", t.probs[k]), *cells,
-                         self.num(f"table[{k}].sum", t.sums[k], style.ACCENT)])
-        return [rows[a:a + PAGE] for a in range(0, len(rows), PAGE)]
-
-    def summary_rows(self):
-        r, t = self.result, self.result.table
-        mean = [self.num(f"mean_row[{i}]", v, style.TRACK) for i, v in enumerate(t.mean_row)]
-        orig = [self.num(f"weights[{i}]", v) for i, v in enumerate(r.weights)]
-        return [[self.word("期望 Σ P·行", color=style.TRACK), self.num("prob_total", r.prob_total, style.TRACK),
-                 *mean, self.num("expected_sum", t.expected_sum, style.TRACK)],
-                [self.word("原权重 a", color=style.TEXT), None, *orig, self.num("weight_sum", r.weight_sum)]]
+        self.play(Appear(table.rows(1, summary)), run_time=0.8)
+        self.play(Create(table.rule(summary)), Appear(table.rows(summary, table.n_rows)))
+        self.play(Create(table.band([summary, summary + 1])))
 
     # -- step 4
-    def sampling(self):
+    def sampling(self) -> None:
         r, book = self.result, self.book
-        self.step("评估模式不丢弃：每次“采样”都全部保留，逐项平均就是原权重。" if r.mode == "eval"
-                  else "按 nn.Dropout 的语义随机抽取掩码：采样越多，逐项平均越接近原权重。")
+        last = book.index(f"checkpoint[{len(r.checkpoints) - 1}]", r.checkpoints[-1])
+        if r.sampled.masks.all():
+            cause = "评估模式不丢弃：" if r.mode == "eval" else "按 nn.Dropout 的语义抽取："
+            self.step(cause + ("{} 次采样都全部保留" if len(r.sample_sums) > 1 else "这 {} 次采样全部保留")
+                      + "，逐项平均就是原权重。", last)
+        elif len(r.checkpoints) == 1:
+            self.step("按 nn.Dropout 的语义随机抽取掩码：只采样一次，“平均”就是这一次的行。")
+        elif r.checkpoint_gaps[-1] < r.checkpoint_gaps[0]:
+            self.step("按 nn.Dropout 的语义随机抽取掩码：采样越多，逐项平均越接近原权重。")
+        else:
+            self.step("按 nn.Dropout 的语义随机抽取掩码：期望是原权重，但 {} 次采样的平均仍有偏差。", last)
         self.clear_stage()
-        seed = self.word("seed = {} · 前几次采样", book.index("seed", self.inputs["seed"]))
-        left = VGroup(seed, self.sample_table()).arrange(DOWN, buff=0.3)
-        fit(left, content_width() / 2 - 2, content_height() - 0.95, 1.15)
-        left.move_to([LEFT_X * content_width(), -0.3, 0])
-        (rects, nums), count, rest = self.running_mean_panel()
-        self.play(Appear(self.mode_line()), Appear(left))
-        self.play(Appear(rects), Appear(nums), Appear(count), Appear(rest))
-        for j in range(1, len(r.checkpoints)):
-            rects_j, nums_j = self.bars_at(j)[0]
-            count_j = self.counter(j).move_to(count)
-            self.play(ReplacementTransform(rects, rects_j), Vanish(nums), Appear(nums_j),
-                      Vanish(count), Appear(count_j), run_time=0.6)
-            rects, nums, count = rects_j, nums_j, count_j
-            self.wait(0.3)
-
-    def running_mean_panel(self):
-        """Bars of the running mean after the first checkpoint, the targets, the counter."""
-        r = self.result
-        self.unit = 3.0 / max(float(r.checkpoint_means.max()), float(r.weights.max()))
-        self.spacing = min(1.3, content_width() / 2 / len(r.weights))
-        shown, targets, base = self.bars_at(0)
-        count = self.counter(0)
+        listed = min(len(r.sample_sums), compute.SHOWN)
+        what = "前 {} 次采样" if listed < len(r.sample_sums) else "全部 {} 次采样"
+        seed = self.word("seed = {} · " + what, book.index("seed", self.inputs["seed"]),
+                         book.index("listed_samples", listed))
+        left = VGroup(seed, self.sample_table(listed)).arrange(DOWN, buff=0.3)
+        middle = self.checkpoint_table()
+        bars, marks, feet, numbers = self.mean_bars()
         legend = self.word("虚线：原权重 a", color=style.TRACK)
-        VGroup(count, legend).arrange(RIGHT, buff=0.5).move_to([RIGHT_X * content_width(), 1.75, 0])
-        return shown, count, VGroup(base, targets, legend)
+        right = VGroup(legend, VGroup(bars, marks, feet, numbers)).arrange(DOWN, buff=0.35)
+        board = VGroup(left, middle, right).arrange(RIGHT, buff=0.7, aligned_edge=UP)
+        fit(board, content_width(), TOP_Y - style.CONTENT_BOTTOM - 0.45, 1.15)
+        board.next_to(self.mode_line(), DOWN, buff=0.3).set_x(0)
+        heights = [self.bar_heights(j, bars) for j in range(len(r.checkpoints))]
+        self.play(Appear(self.mode_line()), Appear(left), Appear(middle.row(0)))
+        pointer = middle.band([1])
+        self.play(Appear(marks), Appear(feet), Appear(legend), Appear(heights[0]), Appear(middle.row(1)),
+                  Create(pointer))
+        for j in range(1, len(r.checkpoints)):
+            self.play(Transform(heights[0], heights[j]), Appear(middle.row(j + 1)),
+                      pointer.animate.become(middle.band([j + 1])),
+                      run_time=0.6)
+            self.wait(0.2)
+        self.play(Appear(numbers))
 
-    def counter(self, j):
-        c = self.book.index(f"checkpoint[{j}]", self.result.checkpoints[j])
-        return self.word("已采样 {} 次：逐项平均", c, color=style.TEXT, size=style.BODY_SIZE)
-
-    def bars_at(self, j):
-        """(bars, their numbers), targets, base: placed in the right half."""
+    def mean_bars(self):
+        """Bars of the last running mean, dashed original weights, positions, the mean's numbers."""
         r = self.result
-        group, targets, base = parts.value_bars(
-            self.book, f"running_mean@{r.checkpoints[j]}", r.checkpoint_means[j], self.unit,
-            parts.MEAN_DECIMALS, self.spacing, self.positions() if j == 0 else (), targets=r.weights)
-        shift = [RIGHT_X * content_width(), -2.1, 0] - base[0].get_center()
-        rects, nums = VGroup(*[g[0] for g in group]), VGroup(*[g[1] for g in group])
-        return (rects.shift(shift), nums.shift(shift)), targets.shift(shift), base.shift(shift)
+        last, width = r.checkpoints[-1], 0.6
+        numbers = VGroup(*[self.book.num(f"running_mean@{last}[{i}]", v, MEAN_DECIMALS, size=style.LABEL_SIZE)
+                           for i, v in enumerate(r.checkpoint_means[-1])])
+        spacing = max(1.2 if len(r.weights) <= 4 else 1.0, max(m.width for m in numbers) + 0.2)
+        self.unit = 3.0 / max(float(r.checkpoint_means.max()), float(r.weights.max()))
+        xs = [i * spacing for i in range(len(r.weights))]
+        bars = parts.plain_bars(r.checkpoint_means[-1], xs, self.unit, width)
+        marks = parts.targets(r.weights, xs, self.unit, width)
+        base = Line([-width, 0, 0], [xs[-1] + width, 0, 0], color=style.GRID_LINE)
+        feet = VGroup(base, *[self.word("{}", s).next_to([x, 0, 0], DOWN, buff=0.15)
+                              for s, x in zip(self.positions(), xs)])
+        for num, x, v, a in zip(numbers, xs, r.checkpoint_means[-1], r.weights):
+            num.move_to([x, max(float(v), float(a)) * self.unit + 0.1 + num.height / 2, 0])
+        return bars, marks, feet, numbers
 
-    def sample_table(self):
-        r, s = self.result, self.result.sampled
-        rows = [[self.word("样本"), self.word("掩码"), self.word("行和")]]
-        rows += [[self.num(f"sample[{k}]", k, style.MUTED, 0), bits(self.book, f"sample[{k}].mask", m),
-                  self.num(f"sample[{k}].sum", r.sample_sums[k], style.ACCENT)]
-                 for k, m in enumerate(s.masks[:FIRST_SAMPLES])]
-        table = RowTable(rows, row_h=0.52)
-        return VGroup(table, table.rule(1))
+    def bar_heights(self, j: int, bars: VGroup) -> VGroup:
+        """The bars at checkpoint j: the same bars, heights of that running mean (placed like `bars`)."""
+        scale = bars[0].height / max(float(self.result.checkpoint_means[-1][0]) * self.unit, 1e-3)
+        base = bars.get_bottom()[1]
+        out = VGroup()
+        for bar, v in zip(bars, self.result.checkpoint_means[j]):
+            new = bar.copy().stretch_to_fit_height(max(float(v) * self.unit, 1e-3) * scale)
+            out.add(new.move_to([bar.get_x(), base, 0], aligned_edge=DOWN))
+        return out
 
     # -- step 5
-    def eval_mode(self):
+    def eval_mode(self) -> None:
         r, book = self.result, self.book
         p_eff = book.fmt("eval.p_eff", r.eval_p, 0)
-        self.step("评估模式关闭 dropout：有效 p = {}，权重保持原样；原先为 {} 的权重仍为 {}。",
-                  p_eff, self.zero, self.zero)
+        if r.zeros:
+            self.step("评估模式关闭 dropout：有效 p = {}，权重保持原样；原先为 {} 的权重仍为 {}。", p_eff, self.zero, self.zero)
+        else:
+            self.step("评估模式关闭 dropout：有效 p = {}，权重保持原样，行和仍为 {}。", p_eff,
+                      book.fmt("eval.sum", r.eval_sum, DECIMALS))
         self.clear_stage()
         table = self.eval_table(p_eff)
-        rule = self.word("原权重为 {}：m × {} / ({}−p) = {}，保留或丢弃都仍为 {}", self.zero, self.zero,
-                         self.one, self.zero, self.zero, color=style.TRACK, size=style.BODY_SIZE)
+        rule = self.zero_rule()
         note = self.word("nn.Dropout 服从 model.eval()；要检查 softmax 的行和，应在 dropout 之前检查")
-        fit(VGroup(table, rule, note).arrange(DOWN, buff=0.45), content_width() - 0.5,
-            content_height() - 0.75, 1.3).move_to([0, -0.35, 0])
+        words = VGroup(fit(rule, content_width()), fit(note, content_width())).arrange(DOWN, buff=0.3)
+        fit(table, content_width() - 0.5, TOP_Y - style.CONTENT_BOTTOM - 0.9 - words.height, 1.3)
+        VGroup(table, words).arrange(DOWN, buff=0.4).next_to(self.mode_line(), DOWN, buff=0.3).set_x(0)
         body = range(1, table.n_rows)
         self.play(Appear(self.mode_line()), Appear(table.row(0)), Create(table.rule(1)),
                   Appear(table.col(0, body)), Appear(table.col(1, body)), Create(table.rule(table.n_rows - 1)))
         for c in range(2, table.n_cols):
-            self.play(FadeIn(table.col(c, body), shift=LEFT * 0.2), run_time=0.6)
+            self.play(FadeIn(table.col(c, body), shift=RIGHT * 0.2), run_time=0.6)
         zeros = [table.band([i + 1], style.TRACK) for i in r.zeros]
         self.play(Appear(rule), *[Create(z) for z in zeros])
         self.play(Appear(note))
 
-    def eval_table(self, p_eff):
-        r, book = self.result, self.book
-        head = [self.word("位置"), self.word("原权重 a")]
-        if r.train_row is not None:
-            p = book.fmt("p", r.p, parts.short([r.p]))
-            head.append(VGroup(self.word("训练 p = {} · 掩码", p),
-                               bits(book, "chosen[0].mask", r.masks[0], style.LABEL_SIZE))
-                        .arrange(RIGHT, buff=0.15))
-        head.append(self.word("评估 · 有效 p = {}", p_eff, color=style.ACCENT))
-        rows = [head]
-        for i, w in enumerate(r.weights):
-            row = [self.num(f"position[{i}]", i, style.MUTED, 0), self.num(f"weights[{i}]", w)]
-            if r.train_row is not None:
-                v = r.train_row[i]
-                row.append(self.num(f"train.row[{i}]", v, style.VALUE if r.masks[0][i] else style.MASK))
-            rows.append(row + [self.num(f"eval.row[{i}]", r.eval_row[i], style.ACCENT)])
-        last = [self.word("Σ", color=style.ACCENT), self.num("weight_sum", r.weight_sum)]
-        if r.train_row is not None:
-            last.append(self.num("train.sum", r.train_sum, style.ACCENT))
-        rows.append(last + [self.num("eval.sum", r.eval_sum, style.ACCENT)])
-        return RowTable(rows, row_h=0.56)
+    def zero_rule(self):
+        """Why a weight of 0 stays 0, said of this row's zeros (or as a rule when it has none)."""
+        r, z = self.result, self.zero
+        if r.train_row is None:      # eval mode at p = 1: no train row, no 1/(1-p)
+            why, slots = "评估模式原样输出，仍为 {}", [z]
+        else:
+            why, slots = "m × {} / ({}−p) = {}，保留或丢弃都仍为 {}", [z, self.one, z, z]
+        if not r.zeros:
+            return self.word("若原权重为 {}：" + why + "（这一行没有为 {} 的项）", z, *slots, z)
+        where = parts.listing(self.book, [self.book.index(f"position[{i}]", i) for i in r.zeros])
+        return self.word("位置 {} 的原权重为 {}：" + why, where, z, *slots, color=style.TRACK, size=style.BODY_SIZE)

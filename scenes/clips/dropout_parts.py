@@ -1,26 +1,33 @@
-"""Builders for the dropout clip: mask bit strings, aligned tables, running-mean bars.
+"""Builders for the dropout clip: mask bit strings, aligned tables of rows, bars, and the
+rows each step shows (a mixin for the scene).
 
 Every number goes through the NumberBook; nothing here computes a drawn value.
 """
-from manim import (DOWN, DashedLine, Line, Rectangle, VGroup, VectorizedPoint)
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from manim import DOWN, RIGHT, DashedLine, Line, Mobject, Rectangle, VGroup, VectorizedPoint
 
 from scenes.kit import style
+from scenes.kit.numbers import NumberBook, Shown
 
 DECIMALS = 6          # the lab's table shows six decimals
 MEAN_DECIMALS = 4     # a sampled running mean: 4 decimals, as the rest of the chapter
 
 
-def short(values):
+def short(values: Sequence[float]) -> int:
     """Fewest decimals that show p or 1/(1-p) exactly (0.5, 2, 1.25), else 6."""
     return style.decimals_for(values, (0, 1, 2, 3, 4, 6))
 
 
-def bit_color(keep, ignored=False):
+def bit_color(keep: bool, ignored: bool = False) -> str:
     """Kept bits plain, dropped bits in the mask colour; all muted where the mask is ignored (eval)."""
     return style.MUTED if ignored else style.TEXT if keep else style.MASK
 
 
-def bits(book, label, mask, size=style.NUMBER_SIZE, ignored=False):
+def bits(book: NumberBook, label: str, mask: Sequence[bool], size: float = style.NUMBER_SIZE,
+         ignored: bool = False) -> VGroup:
     """A mask as its bit string ('101'), one recorded digit per bit."""
     digits = [book.num(f"{label}[{i}]", int(b), 0, size=size, color=bit_color(b, ignored))
               for i, b in enumerate(mask)]
@@ -30,19 +37,26 @@ def bits(book, label, mask, size=style.NUMBER_SIZE, ignored=False):
     return VGroup(*digits)
 
 
-def text(book, template, *slots, color=style.TEXT, size=style.BODY_SIZE):
+def text(book: NumberBook, template: str, *slots: Shown, color: str = style.TEXT,
+         size: float = style.BODY_SIZE) -> Mobject:
     """Words from a digit-free template whose {} slots the book filled."""
     return book.text(template, *slots, color=color, size=size)
+
+
+def listing(book: NumberBook, shown: Sequence[Shown], sep: str = "、") -> Shown:
+    """'0、2': several of the book's texts joined into one slot."""
+    return book.compose(sep.join("{}" for _ in shown), *shown)
 
 
 class RowTable(VGroup):
     """Cells in aligned columns, one row height; `put` places a later cell in a slot.
 
     rows: lists of Mobjects (None leaves a slot empty). `widths` may be given when
-    cells that arrive later (other masks, other pages) are wider than these.
+    cells that arrive later are wider than these.
     """
 
-    def __init__(self, rows, widths=None, col_gap=0.45, row_h=0.5):
+    def __init__(self, rows: list[list[Mobject | None]], widths: list[float] | None = None,
+                 col_gap: float = 0.45, row_h: float = 0.5) -> None:
         super().__init__()
         n_cols = max(len(r) for r in rows)
         widths = widths or column_widths([rows], n_cols)
@@ -50,12 +64,12 @@ class RowTable(VGroup):
         for w in widths:
             xs.append(x + w / 2)
             x += w + col_gap
-        self.full_width, self.widths, self.col_gap = x - col_gap, widths, col_gap
+        self.widths, self.col_gap = widths, col_gap
         self.anchors = [[VectorizedPoint([xs[c], -i * row_h, 0]) for c in range(n_cols)]
                         for i in range(len(rows))]
         self.ruler = Line([0, 0, 0], [1, 0, 0]).set_opacity(0)   # tracks the table's scale
         self.add(self.ruler, *[a for row in self.anchors for a in row])
-        self.cells = [[None] * n_cols for _ in rows]
+        self.cells: list[list[Mobject | None]] = [[None] * n_cols for _ in rows]
         self.row_h, self.n_rows, self.n_cols = row_h, len(rows), n_cols
         for i, row in enumerate(rows):
             for c, mob in enumerate(row):
@@ -63,39 +77,46 @@ class RowTable(VGroup):
                     self.cells[i][c] = mob.move_to(self.anchors[i][c])
                     self.add(mob)
 
-    def zoom(self):
+    def zoom(self) -> float:
         return self.ruler.get_length()
 
-    def put(self, mob, i, c):
-        """Size and place a new cell (not added to the table)."""
-        return mob.scale(self.zoom()).move_to(self.anchors[i][c])
-
-    def row(self, i):
+    def row(self, i: int) -> VGroup:
         return VGroup(*[m for m in self.cells[i] if m is not None])
 
-    def col(self, c, rows=None):
+    def rows(self, first: int, last: int) -> VGroup:
+        return VGroup(*[self.row(i) for i in range(first, last)])
+
+    def col(self, c: int, rows: Sequence[int] | None = None) -> VGroup:
         rows = range(self.n_rows) if rows is None else rows
         return VGroup(*[self.cells[i][c] for i in rows if self.cells[i][c] is not None])
 
-    def rule(self, i, first=0, last=None, color=style.GRID_LINE):
+    def x(self, c: int) -> float:
+        return float(self.anchors[0][c].get_center()[0])
+
+    def y(self, i: int) -> float:
+        return float(self.anchors[i][0].get_center()[1])
+
+    def rule(self, i: int, first: int = 0, last: int | None = None, color: str = style.GRID_LINE) -> Line:
         """A line between row i-1 and row i, under columns first..last."""
         last = self.n_cols - 1 if last is None else last
         z = self.zoom()
-        y = self.anchors[i][0].get_center()[1] + self.row_h * z / 2
-        left = self.anchors[i][first].get_center()[0] - (self.widths[first] + self.col_gap) * z / 2
-        right = self.anchors[i][last].get_center()[0] + (self.widths[last] + self.col_gap) * z / 2
+        y = self.y(i) + self.row_h * z / 2
+        left = self.x(first) - (self.widths[first] + self.col_gap) * z / 2
+        right = self.x(last) + (self.widths[last] + self.col_gap) * z / 2
         return Line([left, y, 0], [right, y, 0], color=color, stroke_width=2)
 
-    def band(self, rows, color=style.TRACK):
+    def band(self, rows: Sequence[int], color: str = style.TRACK) -> Rectangle:
         """A frame around whole rows (e.g. the expectation and the original row)."""
-        top = self.anchors[rows[0]][0].get_center()[1] + self.row_h * self.zoom() / 2
-        bottom = self.anchors[rows[-1]][0].get_center()[1] - self.row_h * self.zoom() / 2
-        box = Rectangle(width=self.width + 0.4, height=top - bottom, stroke_color=color, stroke_width=3)
-        return box.move_to([self.get_center()[0], (top + bottom) / 2, 0])
+        half = self.row_h * self.zoom() / 2
+        top, bottom = self.y(rows[0]) + half, self.y(rows[-1]) - half
+        left = self.x(0) - (self.widths[0] + self.col_gap) * self.zoom() / 2
+        right = self.x(self.n_cols - 1) + (self.widths[-1] + self.col_gap) * self.zoom() / 2
+        box = Rectangle(width=right - left, height=top - bottom, stroke_color=color, stroke_width=3)
+        return box.move_to([(left + right) / 2, (top + bottom) / 2, 0])
 
 
-def column_widths(tables, n_cols):
-    """The widest cell of each column over several row lists (pages, masks)."""
+def column_widths(tables: list[list[list[Mobject | None]]], n_cols: int) -> list[float]:
+    """The widest cell of each column over several row lists."""
     widths = [0.0] * n_cols
     for rows in tables:
         for row in rows:
@@ -105,33 +126,121 @@ def column_widths(tables, n_cols):
     return widths
 
 
-def mode_line(book, r, one):
+def mode_line(book: NumberBook, r: Any) -> Mobject:
     """Train: p and the scale 1/(1-p); eval: the configured p is ignored, effective p = 0."""
+    p = book.fmt("p", r.p, short([r.p]))
     if r.mode == "eval":
-        return text(book, "评估模式 · 配置的 p = {} 被忽略 · 有效 p = {}", book.fmt("p", r.p, short([r.p])),
-                    book.fmt("p_eff", r.p_eff, 0), color=style.ACCENT, size=style.LABEL_SIZE)
-    return text(book, "训练模式 · p = {} · 保留项 × {}/({}−p) = {}", book.fmt("p", r.p, short([r.p])), one, one,
+        return text(book, "评估模式 · 配置的 p = {} 被忽略 · 有效 p = {}", p, book.fmt("p_eff", r.p_eff, 0),
+                    color=style.ACCENT, size=style.LABEL_SIZE)
+    one = book.fmt("formula.one", 1, 0)
+    return text(book, "训练模式 · p = {} · 保留项 × {}/({}−p) = {}", p, one, one,
                 book.fmt("scale", r.scale, short([r.scale])), color=style.ACCENT, size=style.LABEL_SIZE)
 
 
-def value_bars(book, label, values, unit, decimals, spacing, names=(), targets=None, width=0.6):
-    """Bars with their numbers on top and position names below; optional dashed targets
-    (the original weights) drawn over the bars. Returns (bars, targets, base)."""
-    group, marks = VGroup(), VGroup()
-    for i, v in enumerate(values):
-        x = i * spacing
-        bar = Rectangle(width=width, height=max(float(v) * unit, 1e-3), fill_color=style.VALUE,
-                        fill_opacity=0.85, stroke_width=0).move_to([x, 0, 0], aligned_edge=DOWN)
-        top = float(v) if targets is None else max(float(v), float(targets[i]))
-        num = book.num(f"{label}[{i}]", v, decimals, size=style.LABEL_SIZE)
-        group.add(VGroup(bar, num.move_to([x, top * unit + 0.08 + num.height / 2, 0])))
-        if targets is not None:
-            y = float(targets[i]) * unit
-            marks.add(DashedLine([x - width / 2 - 0.15, y, 0], [x + width / 2 + 0.15, y, 0],
-                                 dash_length=0.1, color=style.TRACK, stroke_width=5).set_z_index(2))
-    base = Line([-width / 2 - 0.2, 0, 0], [(len(values) - 1) * spacing + width / 2 + 0.2, 0, 0],
-                color=style.GRID_LINE)
-    feet = VGroup(*[book.label(n, size=style.LABEL_SIZE, color=style.MUTED)
-                    .next_to([i * spacing, 0, 0], DOWN, buff=0.15) for i, n in enumerate(names)])
-    return group, marks, VGroup(base, feet)
+def plain_bars(values: Sequence[float], xs: Sequence[float], unit: float, width: float) -> VGroup:
+    """Bars standing on y = 0 at the given x positions (no numbers)."""
+    return VGroup(*[Rectangle(width=width, height=max(float(v) * unit, 1e-3), fill_color=style.VALUE,
+                              fill_opacity=0.85, stroke_width=0).move_to([x, 0, 0], aligned_edge=DOWN)
+                    for v, x in zip(values, xs)])
 
+
+def targets(values: Sequence[float], xs: Sequence[float], unit: float, width: float) -> VGroup:
+    """Dashed marks at the original weights, drawn over the bars."""
+    return VGroup(*[DashedLine([x - width / 2 - 0.15, float(v) * unit, 0], [x + width / 2 + 0.15, float(v) * unit, 0],
+                               dash_length=0.1, color=style.TRACK, stroke_width=5).set_z_index(2)
+                    for v, x in zip(values, xs)])
+
+
+class Rows:
+    """The tables each step shows, built from the scene's result (a mixin for the clip)."""
+    book: NumberBook
+    result: Any
+
+    def num(self, label: str, value: Any, color: str = style.TEXT, decimals: int = DECIMALS) -> Mobject:
+        return self.book.num(label, value, decimals, color=color)
+
+    def word(self, template: str, *slots: Shown, color: str = style.MUTED, size: float = style.LABEL_SIZE) -> Mobject:
+        """Words from a digit-free template; numbers only through the book's slots."""
+        return text(self.book, template, *slots, color=color, size=size)
+
+    def positions(self) -> list[Shown]:
+        return [self.book.index(f"position[{i}]", i) for i in range(len(self.result.weights))]
+
+    def head(self, first: str) -> list[Mobject | None]:
+        return [self.word(first), *[self.word("{}", s) for s in self.positions()], self.word("行和"),
+                self.word("P(m)")]
+
+    def weights_row(self) -> list[Mobject | None]:
+        r = self.result
+        return [self.word("原权重 a", color=style.TEXT), *[self.num(f"weights[{i}]", w) for i, w in enumerate(r.weights)],
+                self.num("weight_sum", r.weight_sum, style.ACCENT), None]
+
+    def mask_row(self, prefix: str, mask: Sequence[bool], row: Sequence[float], total: float, prob: float,
+                 applied: bool = True) -> list[Mobject | None]:
+        """[bits | each entry | row sum | P(m)]; dropped entries in the mask colour where the mask applies."""
+        cells = [self.num(f"{prefix}.row[{i}]", v, style.VALUE if keep or not applied else style.MASK)
+                 for i, (keep, v) in enumerate(zip(mask, row))]
+        return [bits(self.book, f"{prefix}.mask", mask, ignored=not applied), *cells,
+                self.num(f"{prefix}.sum", total, style.ACCENT), self.num(f"{prefix}.prob", prob)]
+
+    def chosen_table(self) -> RowTable:
+        """Positions, the original row, then each chosen mask's row (steps 1 and 2)."""
+        r = self.result
+        rows = [self.head("位置"), self.weights_row()]
+        rows += [self.mask_row(f"chosen[{k}]", m, r.rows[k], r.sums[k], r.probs[k], r.mode != "eval")
+                 for k, m in enumerate(r.masks)]
+        return RowTable(rows, row_h=0.56, col_gap=0.45 if len(r.weights) <= 3 else 0.3)
+
+    def every_table(self) -> RowTable:
+        """The listed masks, the others together, the expectation and the original row (step 3)."""
+        r, t = self.result, self.result.table
+        n = len(r.weights)
+        rows = [self.head("掩码")]
+        rows += [self.mask_row(f"table[{k}]", t.masks[k], t.rows[k], t.sums[k], t.probs[k]) for k in r.ranked]
+        if len(r.ranked) < len(t.masks):
+            rest = self.book.index("rest_count", len(t.masks) - len(r.ranked))
+            rows.append([self.word("其余 {} 个", rest), *[None] * (n + 1), self.num("rest_prob", r.rest_prob)])
+        mean = [self.num(f"mean_row[{i}]", v, style.TRACK) for i, v in enumerate(t.mean_row)]
+        rows.append([self.word("期望 Σ P·行", color=style.TRACK), *mean,
+                     self.num("expected_sum", t.expected_sum, style.TRACK),
+                     self.num("prob_total", r.prob_total, style.TRACK)])
+        rows.append(self.weights_row())
+        return RowTable(rows, row_h=0.44, col_gap=0.35 if n < 5 else 0.25)
+
+    def sample_table(self, listed: int) -> RowTable:
+        r = self.result
+        rows = [[self.word("样本"), self.word("掩码"), self.word("行和")]]
+        rows += [[self.num(f"sample[{k}]", k, style.MUTED, 0), bits(self.book, f"sample[{k}].mask", m),
+                  self.num(f"sample[{k}].sum", r.sample_sums[k], style.ACCENT)]
+                 for k, m in enumerate(r.sampled.masks[:listed])]
+        return RowTable(rows, row_h=0.52)
+
+    def checkpoint_table(self) -> RowTable:
+        """After how many draws, and how far the running mean then is from the row at most."""
+        r = self.result
+        rows = [[self.word("已采样"), self.word("最大 |平均−a|")]]
+        rows += [[self.num(f"checkpoint[{j}]", c, style.TEXT, 0), self.num(f"gap[{j}]", g, style.ACCENT, MEAN_DECIMALS)]
+                 for j, (c, g) in enumerate(zip(r.checkpoints, r.checkpoint_gaps))]
+        return RowTable(rows, row_h=0.52)
+
+    def eval_table(self, p_eff: Shown) -> RowTable:
+        """Position | a | a train-mode row at the configured p (first mask) | the eval row."""
+        r, book = self.result, self.book
+        head = [self.word("位置"), self.word("原权重 a")]
+        if r.train_row is not None:
+            p = book.fmt("p", r.p, short([r.p]))
+            head.append(VGroup(self.word("训练 p = {} · 掩码", p),
+                               bits(book, "chosen[0].mask", r.masks[0], style.LABEL_SIZE)).arrange(RIGHT, buff=0.15))
+        head.append(self.word("评估 · 有效 p = {}", p_eff, color=style.ACCENT))
+        rows = [head]
+        for i, w in enumerate(r.weights):
+            row = [self.num(f"position[{i}]", i, style.MUTED, 0), self.num(f"weights[{i}]", w)]
+            if r.train_row is not None:
+                color = style.VALUE if r.masks[0][i] else style.MASK
+                row.append(self.num(f"train.row[{i}]", r.train_row[i], color))
+            rows.append(row + [self.num(f"eval.row[{i}]", r.eval_row[i], style.ACCENT)])
+        last = [self.word("Σ", color=style.ACCENT), self.num("weight_sum", r.weight_sum)]
+        if r.train_row is not None:
+            last.append(self.num("train.sum", r.train_sum, style.ACCENT))
+        rows.append(last + [self.num("eval.sum", r.eval_sum, style.ACCENT)])
+        return RowTable(rows, row_h=0.56)

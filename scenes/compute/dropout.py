@@ -7,7 +7,7 @@ from itertools import product
 import numpy as np
 
 
-def dropout_row(weights, keep, p, mode="train"):
+def dropout_row(weights, keep, p: float, mode: str = "train") -> np.ndarray:
     """One mask: kept entries x 1/(1-p), dropped -> 0. Eval mode: p = 0, row unchanged."""
     w = np.asarray(weights, float)
     if mode == "eval":
@@ -15,14 +15,14 @@ def dropout_row(weights, keep, p, mode="train"):
     return np.where(np.asarray(keep, bool), w / (1.0 - p), 0.0)
 
 
-def mask_probability(keep, p, mode="train"):
+def mask_probability(keep, p: float, mode: str = "train") -> float:
     keep = np.asarray(keep, bool)
     if mode == "eval":
         return float(keep.all())
     return float((1 - p) ** keep.sum() * p ** (~keep).sum())
 
 
-def all_masks(n):
+def all_masks(n: int) -> list:
     """Every keep-mask of length n, bit i keeps entry i: 111 ... 000."""
     return [np.array(bits, bool) for bits in product((1, 0), repeat=n)]
 
@@ -39,7 +39,7 @@ class DropoutTable:
     expected_sum: float
 
 
-def dropout_table(weights, p, mode="train"):
+def dropout_table(weights, p: float, mode: str = "train") -> DropoutTable:
     w = np.asarray(weights, float)
     p = 0.0 if mode == "eval" else float(p)
     masks = all_masks(len(w))
@@ -56,8 +56,9 @@ class DropoutSamples:
     running_mean: np.ndarray  # [N, n]: mean of the first i+1 rows
 
 
-def sample_dropout(weights, p, samples, seed=0, mode="train"):
-    """nn.Dropout semantics: zero each entry with probability p, scale the rest by 1/(1-p)."""
+def sample_dropout(weights, p: float, samples: int, seed: int = 0, mode: str = "train") -> DropoutSamples:
+    """nn.Dropout semantics: zero each entry with probability p, scale the rest by 1/(1-p).
+    Seeding: numpy's default_rng(seed); entry i of sample k is kept when random()[k, i] >= p."""
     w = np.asarray(weights, float)
     p = 0.0 if mode == "eval" else float(p)
     rng = np.random.default_rng(seed)
@@ -92,15 +93,25 @@ class DropoutLesson:
     eval_row: np.ndarray     # eval mode: the row unchanged
     eval_sum: float
     zeros: tuple             # positions whose weight is 0: they stay 0
+    ranked: tuple            # the masks listed: all (in order) when they fit, else the SHOWN most probable
+    rest_prob: float         # the probability of every other mask together
+    checkpoint_gaps: np.ndarray  # [len(checkpoints)] max |running mean - weight| at each checkpoint
 
 
-def dropout_lesson(weights, p, mode, masks, samples, seed=0):
+SHOWN = 8                    # masks listed in the table of every mask
+CHECKPOINTS = (1, 2, 5, 10, 20, 50, 100, 200)   # sample counts shown, below N, then N itself
+
+
+def dropout_lesson(weights, p: float, mode: str, masks: list, samples: int, seed: int = 0) -> DropoutLesson:
     w = np.asarray(weights, float)
     p_eff = 0.0 if mode == "eval" else float(p)
     rows = np.array([dropout_row(w, m, p, mode) for m in masks]).reshape(len(masks), len(w))
     table = dropout_table(w, p, mode)
     sampled = sample_dropout(w, p, samples, seed, mode)
-    checkpoints = tuple(sorted({c for c in (1, 2, 5, 10, 20, 50, 100, 200) if c < samples} | {samples}))
+    checkpoints = tuple(c for c in CHECKPOINTS if c < samples) + (samples,)
+    means = sampled.running_mean[[c - 1 for c in checkpoints]]
+    order = range(len(table.masks)) if len(table.masks) <= SHOWN else np.argsort(-table.probs, kind="stable")
+    ranked = tuple(int(k) for k in order[:SHOWN])
     train = dropout_row(w, masks[0], p) if masks and p < 1 else None
     eval_row = dropout_row(w, None, p, "eval")
     return DropoutLesson(
@@ -109,7 +120,9 @@ def dropout_lesson(weights, p, mode, masks, samples, seed=0):
         probs=np.array([mask_probability(m, p, mode) for m in masks]), table=table,
         prob_total=float(table.probs.sum()), sampled=sampled, sample_sums=sampled.rows.sum(-1),
         checkpoints=checkpoints,
-        checkpoint_means=sampled.running_mean[[c - 1 for c in checkpoints]], train_row=train,
+        checkpoint_means=means, train_row=train,
         train_sum=None if train is None else float(train.sum()),
         eval_p=0.0, eval_row=eval_row, eval_sum=float(eval_row.sum()),
-        zeros=tuple(int(i) for i in np.flatnonzero(w == 0)))
+        zeros=tuple(int(i) for i in np.flatnonzero(w == 0)), ranked=ranked,
+        rest_prob=float(np.delete(table.probs, list(ranked)).sum()),
+        checkpoint_gaps=np.abs(means - w).max(-1))

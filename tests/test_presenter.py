@@ -78,10 +78,11 @@ def test_the_chapter_page_steps_through_every_section_offline(browser, tiny_chap
     s = wait_until(browser, lambda s: s["index"] == 1 and s["duration"] > 0)
     assert s["paused"] and s["time"] > s["duration"] - 0.25
 
-    press(browser, "c")                                             # captions off and on
-    assert state(browser)["captions"] == "hidden"
-    press(browser, "c")
+    assert state(browser)["captions"] == "hidden"                   # the frame shows the caption already
+    press(browser, "c")                                             # the text track on and off
     assert state(browser)["captions"] == "showing"
+    press(browser, "c")
+    assert state(browser)["captions"] == "hidden"
     press(browser, "3")                                             # the third section's title card
     third = sum(1 + len(json.loads((tiny_chapter / f"{s['clip']}.numbers.json").read_text("utf-8"))["steps"])
                 for s in sections[:2])

@@ -142,7 +142,7 @@ def render_clip(clip: str, inputs: dict, quality: str = "high", fmt: str = "mp4"
         spec = scene_cls.spec
         write_atomic(out / f"{clip}.script.md", script_markdown(f"{spec.section} {spec.title}", manifest["steps"]))
         written.append(out / f"{clip}.script.md")
-        if not dry_run:
+        if not dry_run and fmt != "png":
             write_atomic(out / f"{clip}.srt", srt_text(scene.captions))
             written.append(out / f"{clip}.srt")
         if sections and not dry_run and fmt != "png":

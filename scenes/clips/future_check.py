@@ -98,7 +98,7 @@ class FutureCheck(ClipScene):
     def place(self, left, right, split=0.56, top=True):
         """The board on the left, a panel on the right, both fitted into the content area."""
         width, height = content_width(), content_height()
-        fit(left, width * split - 0.3, height, most=1.25)
+        fit(left, width * split - 0.3, height, most=1.8)
         fit(right, width * (1 - split) - 0.3, height, most=1.1)
         VGroup(left, right).arrange(RIGHT, buff=0.6, aligned_edge=UP if top else ORIGIN).move_to(content_center())
         return left, right
@@ -239,7 +239,7 @@ class FutureCheck(ClipScene):
         visible = book.index("visible", t * (t + 1) // 2)
         pics = VGroup()
         for k, name in enumerate(("第一次的掩码", "第二次的掩码")):
-            pic = parts.picture(parts.mask_colors(r.keep[k, 0, 0]))
+            pic = parts.picture(parts.mask_colors(r.keep[k, 0, 0]), cell=min(0.6, 2.6 / t))
             count = words(book, "丢弃 {} / {} 个可见权重", book.index(f"dropped[{k}]", r.dropped[k]), visible)
             pics.add(VGroup(words(book, name, color=style.TEXT), pic, count).arrange(DOWN, buff=0.2))
         pics.arrange(RIGHT, buff=0.5)
@@ -266,7 +266,7 @@ class FutureCheck(ClipScene):
             self.step("只看权重是否呈三角形不够：错误合并的权重同样是三角形，改未来后前缀输出却变了 {}。检查的是行为，不是图。",
                       self.slot("bug.prefix_max", r.bug.prefix_max))
         elif r.heads == 1:
-            self.step("只有一个头时，错误合并与正确合并相同，前缀差也是 {}；但权重图挡不住别处的泄漏：检查的是行为，不是图。",
+            self.step("只有一个头时，错误合并与正确合并相同，前缀差也是 {}；\n但权重图挡不住别处的泄漏：检查的是行为，不是图。",
                       self.slot("bug.prefix_max", r.bug.prefix_max))
         else:
             self.step("错误合并这一次没有改变前缀输出（差 {}）；权重图本身说明不了行为：检查的是行为，不是图。", self.slot("bug.prefix_max", r.bug.prefix_max))
@@ -274,7 +274,7 @@ class FutureCheck(ClipScene):
         self.narrate(parts.NARRATION["behaviour." + case],
                      self.slot("bug.prefix_max", r.bug.prefix_max))
         self.clear_stage()
-        pic = parts.picture(parts.weight_colors(r.weights), cell=min(0.42, 2.8 / r.shape[1]))
+        pic = parts.picture(parts.weight_colors(r.weights), cell=min(0.9, 2.8 / r.shape[1]))
         gap = self.slot("bug.weights_gap", r.bug_weights_gap)
         left = VGroup(words(book, "批 {} · 头 {} 的注意力权重", book.index("batch[0]", 0), book.index("head[0]", 0),
                             color=style.TEXT),
@@ -284,6 +284,7 @@ class FutureCheck(ClipScene):
                 [words(book, "正确合并：先转置回来再 reshape", color=style.TEXT), self.change("on.prefix_max", r.on.prefix_max)],
                 [words(book, "错误合并：直接 reshape", color=style.TEXT), bug]]
         verdict = ("权重图相同，行为不同：改未来输入直接检验因果性" if r.bug.prefix_max > 0 else
+                   "只有一个头：两种合并本就相同，都通过" if r.heads == 1 else
                    "两种实现这一次都通过了：检验的是行为本身")
         right = VGroup(parts.table(rows), words(book, verdict, color=style.ACCENT, size=style.BODY_SIZE)) \
             .arrange(DOWN, buff=0.5, aligned_edge=LEFT)

@@ -61,11 +61,11 @@ class Board(VGroup):
     def __init__(self, book, columns, rows, prefix: int):
         super().__init__()
         t_count = len(rows[0])
-        strip_w = max(r[0].width for block in rows for r in block)
-        num_w = max(max(r[2].width for block in rows for r in block), 1.0)
+        head = VGroup(words(book, "t"), *[words(book, c) for c in columns])
+        strip_w = max(max(r[0].width for block in rows for r in block), head[1].width, head[2].width)
+        num_w = max(max(r[2].width for block in rows for r in block), head[3].width)
         xs = [0.0, 0.45, 0.45 + strip_w + COL_GAP, 0.45 + 2 * (strip_w + COL_GAP)]
         y = 0.0
-        head = VGroup(words(book, "t"), *[words(book, c) for c in columns])
         for k, mob in enumerate(head):
             mob.move_to([xs[k] + (0 if k == 0 else (strip_w if k < 3 else num_w) / 2), y, 0])
         self.add(head)

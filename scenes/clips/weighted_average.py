@@ -5,26 +5,24 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for plain `manim` runs
 
 import numpy as np
-from manim import DOWN, RIGHT, Create, FadeIn, GrowArrow, VGroup, Write, config
+from manim import DOWN, RIGHT, Create, FadeIn, GrowArrow, Mobject, NumberPlane, VGroup, Write, config
 
-from scenes.clips.weighted_average_parts import (GAP, Table, arrow, cell_width, flush, heat_cells, label_cols,
-                                                 label_rows, place_tags, places, plane_for, weight_bars)
+from scenes.clips.weighted_average_parts import (GAP, Table, arrangement, arrow, cell_width, flush, heat_cells, label_cols,
+                                                 label_rows, place_tags, places, plane_for, weight_bars,
+                                                 STACK_ROOM)
 from scenes.compute import average as compute
 from scenes.kit import style
 from scenes.kit.anim import Appear
 from scenes.kit.base import ClipScene
 from scenes.kit.grids import MatrixGrid
-from scenes.kit.layout import content_center, content_height, content_width, fit
+from scenes.kit.layout import content_center, content_height, fit
 from scenes.kit.numbers import Shown
 from scenes.pipeline.inputs import integer, matrix, tokens
 from scenes.pipeline.registry import Clip, Option
 
 NAME_FITS = 1.1       # a name wider than this is tagged x_j on arrows and column heads
-FULL_SCALE = 0.7      # step 6 shows every softmax number while the three grids fit at this scale
 PLANE_X, TABLE_X = -3.2, 3.6   # the plane left, its table right
 HEAD_SIZE = 34
-HEAT_W, HEAT_MIN = 0.3, 0.12   # a weights cell drawn in colour only (step 6, large inputs)
-COMPACT_SCALE = 0.62  # ... as wide as keeps the scores grid at this scale
 SIDE_W = 6.0          # the table beside the plane
 
 
@@ -47,7 +45,7 @@ class WeightedAverage(ClipScene):
         ),
     )
 
-    def compute(self):
+    def compute(self) -> compute.Lesson:
         r = compute.lesson(self.inputs["x"], self.inputs["query"])
         tokens = self.inputs["tokens"]
         widths = [self.book.label(self.book.user_text(t), size=style.LABEL_SIZE).width for t in tokens or []]
@@ -55,7 +53,7 @@ class WeightedAverage(ClipScene):
         self.long = self.name_width > NAME_FITS
         return r
 
-    def construct(self):
+    def construct(self) -> None:
         self.show_inputs()
         self.dot_products()
         self.why_not_divide()
@@ -91,20 +89,20 @@ class WeightedAverage(ClipScene):
         """A count before a measure word (三个): book.word, except two, which is 两 there."""
         return self.book._record(label, n, "两") if n == 2 else self.book.word(label, n)
 
-    def head(self, tex: str):
+    def head(self, tex: str) -> Mobject:
         """A column head: a short formula."""
         return self.book.math(tex, size=HEAD_SIZE)
 
     def planar(self) -> bool:
         return self.result.x.shape[1] == 2
 
-    def plane(self):
+    def plane(self) -> NumberPlane:
         r = self.result
         return plane_for(np.vstack([r.x, r.output[None, :]])).move_to(
             [PLANE_X, content_center()[1], 0])
 
     # -- steps
-    def show_inputs(self):
+    def show_inputs(self) -> None:
         r, book = self.result, self.book
         n_rows, n_cols = r.x.shape
         count, query = self.count("rows", n_rows), self.name(r.query)
@@ -132,7 +130,7 @@ class WeightedAverage(ClipScene):
         self.play(*[GrowArrow(a) if hasattr(a, "tip") else FadeIn(a) for a in arrows],
                   *[Appear(t) for t in tags])
 
-    def dot_products(self):
+    def dot_products(self) -> None:
         r, book = self.result, self.book
         query = self.name(r.query)
         self.step("查询 {} 与每个向量逐分量相乘再相加，得到点积分数。", query)
@@ -151,7 +149,7 @@ class WeightedAverage(ClipScene):
         self.play(*[Write(scores.entry(j, 0)) for j in range(len(r.x))], Appear(scores.box_group),
                   Appear(scores.col_labels))
 
-    def why_not_divide(self):
+    def why_not_divide(self) -> None:
         r, book = self.result, self.book
         self.step({
             "works": "直接除以分数之和？此例恰好可行；但分数可能为负，总和也可能为零：无法普遍得到概率权重。",
@@ -174,16 +172,20 @@ class WeightedAverage(ClipScene):
             for j, v in enumerate(r.ratios):
                 if v < 0:
                     table.grids[1].entry(j, 0).set_color(style.MASK)
-        note = book.label({
-            "works": "此例 s / Σs 非负、和为一，恰好可用；\n但像 s − mean(s) 这样有正有负、和为零的分数，s / Σs 无定义（除以零）",
+        fails = {
+            "works": "但像 s − mean(s) 这样有正有负、和为零的分数，s / Σs 无定义（除以零）"
+            if np.ptp(r.shifted) > 0 else "但分数减去均值后全为零、和为零，s / Σs 就无定义（除以零）",
             "zero": "Σs 为零：s / Σs 无定义（除以零）",
             "negative": "s / Σs 有负数（红色）：不是概率权重",
-        }[r.case], color=style.MASK, size=style.LABEL_SIZE)
+        }[r.case]
+        note = VGroup(*([book.label("此例 s / Σs 非负、和为一，恰好可用；", color=style.VALUE, size=style.LABEL_SIZE)]
+                        if r.case == "works" else []),
+                      book.label(fails, color=style.MASK, size=style.LABEL_SIZE)).arrange(DOWN, buff=0.12)
         fit(VGroup(table, note).arrange(DOWN, buff=0.45)).move_to(content_center())
         self.play(Appear(table))
-        self.play(Write(note))
+        self.play(*[Write(line) for line in note])
 
-    def softmax_weights(self):
+    def softmax_weights(self) -> None:
         r, book = self.result, self.book
         if r.stable:
             self.step("softmax：先减去最大分数m再取e的次方（权重不变、不会溢出），再除以总和；每项非负、总和为一。")
@@ -211,7 +213,7 @@ class WeightedAverage(ClipScene):
         self.play(Appear(table))
         self.play(FadeIn(bars, shift=RIGHT * 0.3))
 
-    def mix(self):
+    def mix(self) -> None:
         r, book = self.result, self.book
         z = book.compose("z{}", book.index("query", r.query))
         d = places(np.concatenate([r.parts.ravel(), r.output]))
@@ -247,7 +249,7 @@ class WeightedAverage(ClipScene):
         total_arrow = arrow(plane, (0, 0), r.output, style.ACCENT)
         self.play(GrowArrow(total_arrow) if hasattr(total_arrow, "tip") else FadeIn(total_arrow))
 
-    def matrix_form(self):
+    def matrix_form(self) -> None:
         r, book = self.result, self.book
         last, rows_axis = book.index("dim_last", -1), book.index("dim_rows", -2)
         if r.cols_sums_one:
@@ -266,28 +268,22 @@ class WeightedAverage(ClipScene):
         tags = [book.label("X Xᵀ"), book.text("softmax(dim={})", last), book.text("softmax(dim={})", rows_axis)]
         for t in tags:
             t.set_color(style.MUTED)
-        heat_w = self.heat_width(gram)
+        stacked, heat_w = arrangement(gram, r.rows, r.rows_sums)
         rows = self.with_sums("softmax_rows", r.rows, r.rows_sums, style.VALUE, heat_w)
         cols = self.with_sums("softmax_cols", r.cols, r.cols_sums, style.MASK, heat_w)
         groups = [VGroup(t, g).arrange(DOWN, buff=0.2) for t, g in zip(tags, (gram, rows, cols))]
-        layout = VGroup(*groups).arrange(RIGHT, buff=0.5, aligned_edge=DOWN)
-        fit(layout).move_to(content_center())
+        layout = VGroup(*groups)
+        if stacked:
+            layout = VGroup(groups[0], VGroup(*groups[1:]).arrange(RIGHT, buff=0.8, aligned_edge=DOWN))
+            fit(layout.arrange(DOWN, buff=0.3), height=content_height() - 2 * STACK_ROOM)
+        else:
+            fit(layout.arrange(RIGHT, buff=0.5, aligned_edge=DOWN))
+        layout.move_to(content_center())
         for g in groups:
             self.play(Appear(g))
 
-    def heat_width(self, gram: MatrixGrid) -> float | None:
-        """None while every softmax number fits beside the scores at FULL_SCALE; else the width
-        of a colour-only weights cell that keeps the whole row at COMPACT_SCALE."""
-        r, n = self.result, len(self.result.x)
-        sums = style.CELL_PAD + cell_width(r.rows_sums, 4)
-        width = gram.width + 2 * (n * cell_width(r.rows, 4) + sums) + 1.0
-        height = (n + 2) * style.MIN_CELL_H
-        if min(content_width() / width, content_height() / height) >= FULL_SCALE:
-            return None
-        room = content_width() / COMPACT_SCALE - gram.width - 2 * sums - 1.0
-        return float(np.clip(room / (2 * n), HEAT_MIN, HEAT_W))
-
-    def with_sums(self, name, weights, sums, sum_color, heat_w):
+    def with_sums(self, name: str, weights: np.ndarray, sums: np.ndarray, sum_color: str,
+                  heat_w: float | None) -> VGroup:
         grid = (MatrixGrid(self.book, name, weights, 4, heat="weights") if heat_w is None
                 else heat_cells(weights, heat_w, style.MIN_CELL_H))
         col = MatrixGrid(self.book, f"{name}_sums", sums[:, None], 4)

@@ -13,13 +13,19 @@ from manim import DOWN, LEFT, RIGHT, UP, Arrow, Dot, Line, Mobject, NumberPlane,
 from scenes.kit import style
 from scenes.kit.glyphs import NumberText
 from scenes.kit.grids import MatrixGrid, heat_color
+from scenes.kit.layout import content_height, content_width
 
-GAP = 0.22            # between the columns of a table
+GAP = 0.22            # between columns of numbers
+HEAD_GAP = 0.4        # between the heads of a table's columns
 PLANE_HALF = 2.6      # the plane's half side, in scene units
 MARGIN = 1.15        # the plane reaches this much past the longest arrow
 SHORTEST = 0.04       # an arrow shorter than this is drawn as a dot
 DECIMAL_STEPS = (0, 1, 2, 4)
 TINY = 1e-99
+FULL_SCALE = 0.7      # step 6 shows every softmax number while its grids fit at this scale
+COMPACT_SCALE = 0.62  # else the weights in colour only, cells as wide as keep the scores at this scale
+HEAT_W, HEAT_MIN = 0.3, 0.12   # a weights cell drawn in colour only
+STACK_ROOM = 0.15     # stacked grids keep this far from the title and caption bands
 
 
 def places(values: Any, widest: int = 7) -> int:
@@ -88,12 +94,13 @@ class Table(VGroup):
         self.grids, self.sums, x = [], [], 0.0
         for k, (name, values, decimals, header, heat) in enumerate(columns):
             grid = MatrixGrid(book, name, np.asarray(values, float)[:, None], decimals, heat=heat)
-            width = max(grid.box_group.width, header.width)
+            wide = header.width + HEAD_GAP > grid.box_group.width + GAP    # the head sets the spacing
+            width = header.width + HEAD_GAP if wide else grid.box_group.width + GAP
             grid.move_to([x + width / 2, 0, 0], aligned_edge=UP)
             header.next_to(grid.box_group, UP, buff=0.15)
             self.grids.append(grid)
             self.add(grid, header)
-            x += width + GAP
+            x += width
         label_rows(book, self.grids[0], row_labels, row_colors)
         for k, spec in enumerate(sums or []):
             if spec is None:
@@ -128,13 +135,31 @@ def weight_bars(table: Table, weights: Sequence[float], colors: Sequence[str],
     return VGroup(axis, bars)
 
 
+def arrangement(gram: Mobject, weights: np.ndarray, sums: np.ndarray) -> tuple[bool, float | None]:
+    """How step 6 fits: (stacked, heat cell width). The scores grid and the two softmax grids
+    in a row while every number reads at FULL_SCALE; else the scores above the two softmax
+    grids; else in a row again with the softmax grids in colour only (cells as wide as keep
+    COMPACT_SCALE), their row sums still in numbers."""
+    n = len(weights)
+    sum_w = style.CELL_PAD + cell_width(sums, 4)
+    both = 2 * (n * cell_width(weights, 4) + sum_w)
+    head = style.MIN_CELL_H          # a header line above a grid
+    if min(content_width() / (gram.width + both + 1.0), content_height() / (gram.height + head)) >= FULL_SCALE:
+        return False, None
+    tall = gram.height + (n + 1) * style.MIN_CELL_H + 2 * head + 0.3
+    if min(content_width() / max(gram.width, both + 0.8), (content_height() - 2 * STACK_ROOM) / tall) >= FULL_SCALE:
+        return True, None
+    room = content_width() / COMPACT_SCALE - gram.width - 2 * sum_w - 1.0
+    return False, float(np.clip(room / (2 * n), HEAT_MIN, HEAT_W))
+
+
 def heat_cells(values: Any, width: float, height: float) -> VGroup:
     """A weights grid in colour only (0..1 heat scale): the numbers abbreviated."""
     values = np.atleast_2d(np.asarray(values, float))
     cells = VGroup()
     for i, row in enumerate(values):
         for j, v in enumerate(row):
-            cells.add(Rectangle(width=width, height=height, stroke_color=style.GRID_LINE, stroke_width=1,
+            cells.add(Rectangle(width=width, height=height, stroke_color=style.GRID_LINE, stroke_width=0.5,
                                 fill_color=heat_color(float(v)), fill_opacity=0.9).move_to([j * width, -i * height, 0]))
     return cells
 

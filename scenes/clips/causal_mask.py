@@ -6,10 +6,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for plain `manim` runs
 
 import numpy as np
-from manim import DOWN, LEFT, ORIGIN, RIGHT, UP, VGroup, Write
+from manim import DOWN, LEFT, ORIGIN, RIGHT, VGroup, Write
 
-from scenes.clips.causal_mask_parts import (RowNames, arrow, best, column, fits, grid, legible, line, linked,
-                                            pair, place, proxy, room, short, side_by_side, stack, vector_text)
+from scenes.clips.causal_mask_parts import (RowNames, arrow, best, cache_grids, changed_proxy, check_fits, column,
+                                            diagonal_words, fits, grid, legible, line, linked, pair, place, proxy,
+                                            room, route_note, route_words, short, shrink_words, side_by_side, stack,
+                                            vector_text)
 from scenes.compute import masking as compute
 from scenes.kit import style
 from scenes.kit.anim import Appear
@@ -219,8 +221,8 @@ class CausalMask(ClipScene):
         renorm = grid(book, "post_renormalised", post.renormalised, hidden=hidden, heat="weights",
                       row_labels=self.query_names, row_color=style.QUERY, header="每行 ÷ 剩余和",
                       header_color=style.VALUE, **cols)
-        cut, (route, *slots) = self.shrink_words(hidden), self.route_words()
-        note = self.route_note()
+        cut, (route, *slots) = shrink_words(post, hidden), route_words(book, r)
+        note = route_note(book, r)
         link, right = arrow(book), side_by_side([zeroed, sums], buff=0.15)
         top, top_ways = linked(probs, link, right, RowNames(book, zeroed, self.query_names, style.QUERY), gap=1.0)
         bottom, bottom_ways = pair(renorm, note, edge=ORIGIN)
@@ -240,69 +242,10 @@ class CausalMask(ClipScene):
         self.pages([(("另一条路：先对全部的键做 softmax，得到 P。",), probs, [[Appear(probs)]]),
                     (("再把未来置零，" + cut + "。",), right, [[Appear(right)]]), last])
 
-    def shrink_words(self, hidden) -> str:
-        """What zeroing the future does to the row sums, as this input has it."""
-        post, rows = self.result.post, np.flatnonzero(hidden.any(-1))
-        if not len(rows):
-            return "这里没有未来位置可置零"
-        if len(post.shrunk_rows) == len(rows):
-            return "行和小于一"
-        if not len(post.shrunk_rows):
-            return "被置零的概率都已下溢为零，行和仍为一"
-        return "部分行的和小于一"
-
-    def route_words(self):
-        """(template, *slots): how the renormalised rows compare with the −∞ route."""
-        r, book = self.result, self.book
-        if len(r.post.underflow_rows):
-            return "{}的可见概率全部下溢，除以剩余和得到 NaN，−∞ 路线不会", self.rows_words(r.post.underflow_rows)
-        agreement = compute.route_agreement(r.route_gap)
-        if agreement == "lost":
-            return "每行除以剩余和后与 −∞ 路线相差 {}：下溢损失了精度", book.fmt("route_gap", r.route_gap)
-        return ("每行除以剩余和后与 −∞ 路线相同" if agreement == "equal" else "每行除以剩余和后与 −∞ 路线只差舍入误差",)
-
-    def rows_words(self, rows):
-        """"第 3 行", or "七行" when there are several."""
-        if len(rows) == 1:
-            return self.book.compose("第 {} 行", self.book.index("underflow_row", rows[0]))
-        return self.book.compose("{}行", self.book.word("underflow_row_count", len(rows)))
-
-    def route_note(self):
-        r, book, post = self.result, self.book, self.result.post
-        lines = []
-        if len(post.underflow_rows):
-            u = post.underflow_rows[0]
-            lines += [book.text("{}：可见的概率全部下溢，", self.rows_words(post.underflow_rows), color=style.MASK),
-                      book.text("剩余和为 {}，相除得到 NaN", book.fmt(f"post_row_sums[{u}]", post.row_sums[u], 0),
-                                color=style.MASK),
-                      book.label("−∞ 路线先遮住再 softmax，不会下溢", color=style.VALUE)]
-        numbers = ~np.isnan(post.renormalised).all(-1) & ~np.isnan(r.steps.weights).all(-1)
-        if numbers.any():
-            says = {"equal": "与 −∞ 路线的 A 相同", "rounding": "与 −∞ 路线的 A 只差舍入误差",
-                    "lost": "与 −∞ 路线的 A 不同：下溢损失了精度"}[compute.route_agreement(r.route_gap)]
-            lines += [book.label(("其余各行" if len(post.underflow_rows) else "") + says, color=style.VALUE),
-                      book.text("最大差：{}", book.fmt("route_gap", r.route_gap), color=style.ACCENT)]
-        if len(r.nan_rows):
-            lines.append(book.text("第 {} 行没有可见的键：两条路线都得到 NaN",
-                                   book.index("nan_row", r.nan_rows[0]), color=style.MUTED))
-        return VGroup(*lines).arrange(DOWN, aligned_edge=LEFT, buff=0.2)
-
     def other_diagonal(self):
         r, book, causal = self.result, self.book, self.inputs["causal"]
         d = r.variant_diagonal
-        says = ("若打开因果掩码并把对角线也遮住（diagonal={}）：" if not causal else
-                "把对角线也遮住（diagonal={}）：" if d == 0 else "保留对角线（diagonal={}）：")
-        slots = [book.index("variant_diagonal", d)]
-        if d == 1 and len(r.nan_rows):
-            says += "每个位置至少看见自己，第 {} 行的 NaN 消失。"
-            slots.append(book.index("nan_row", r.nan_rows[0]))
-        elif d == 1:
-            says += "每行多看见一个位置：它自己。"
-        elif len(r.variant_nan_rows):
-            says += "第 {} 行没有可见的键，softmax 得到 NaN。"
-            slots.append(book.index("variant_nan_row", r.variant_nan_rows[0]))
-        else:
-            says += "有缓存时每行仍有可见的键，不出现 NaN。"
+        says, *slots = diagonal_words(book, r, causal)
         triu = book.index("variant_triu", d + self.inputs["cached"])
         head = book.compose("M：triu(diagonal={})，" + ("对角线也为 −∞" if d == 0 else "保留对角线"), triu)
         note = book.label("整行都是 −∞ 时，普通 softmax 得到 NaN：检查每行是否还留有可见的键。",
@@ -338,32 +281,20 @@ class CausalMask(ClipScene):
                           size=style.LABEL_SIZE, color=style.MASK) if r.verdict_on[t] == "nan" else VGroup())
         right = stack(shifts, z, note, buff=0.45)
         full = self.changed_inputs(row, delta, proxies=True)
-        left = self.changed_inputs(row, delta, proxies=False, full=self.causality_fits(full, right, shifts, z, note))
-        if self.causality_fits(left, right, shifts, z, note):
+        left = self.changed_inputs(row, delta, proxies=False, full=check_fits(book, full, right, shifts, z, note))
+        if check_fits(book, left, right, shifts, z, note):
             return self.pages([(caption, VGroup(left, right), [[Appear(left)], [Appear(shifts)], [Appear(z), Appear(note)]])])
         right = stack(shifts, z, note, buff=0.45)
         self.pages([(caption, left, [[Appear(left)]]),
                     (("只有最后一行变了：{} 的输出有掩码时" + on + "，无掩码时" + off + "。", self.qname()), right,
                      [[Appear(shifts)], [Appear(z), Appear(note)]])])
 
-    def causality_fits(self, left, right, shifts, z, note) -> bool:
-        """Arrange the inputs beside the outputs, or above them, the roomiest way; does it read?"""
-        page, low = VGroup(left, right), VGroup(z, note)
-        best(page, [lambda: (right.arrange(DOWN, buff=0.45), page.arrange(RIGHT, buff=0.8)),
-                    lambda: (VGroup(VGroup(left, shifts).arrange(RIGHT, buff=0.8, aligned_edge=UP),
-                                    low.arrange(DOWN, buff=0.45)).arrange(DOWN, buff=0.4)),
-                    lambda: (right.arrange(DOWN, buff=0.45), page.arrange(DOWN, buff=0.4))])
-        return fits(self.book, page)
-
     def changed_inputs(self, row, delta, proxies=False, full=True):
         """K′ and V′ with the changed row framed (or boxes their size, to choose a layout); or,
         when they are too big, that row alone."""
         ch, book = self.result.check_on, self.book
         if proxies:
-            names = max(book.label(n, size=style.LABEL_SIZE).width for n in self.key_names) + 0.15
-            boxes = [proxy(ch.k_changed, style.decimals_for(ch.k_changed), names),
-                     proxy(ch.v_changed, style.decimals_for(ch.v_changed))]
-            return stack(VGroup(*boxes).arrange(RIGHT, buff=0.4), delta, buff=0.35)
+            return changed_proxy(book, ch, self.key_names, delta)
         if full:
             k = self.input_grid("K′", "k_changed", ch.k_changed, style.KEY, row, self.key_names)
             v = self.input_grid("V′", "v_changed", ch.v_changed, style.VALUE, row, self.key_names)
@@ -382,21 +313,7 @@ class CausalMask(ClipScene):
         self.step(("缓存视角：" if self.inputs["causal"] else "缓存视角（打开因果掩码时）：") +
                   "已有 {} 个位置时，新块第一行可看见 {} 个位置，而不是重新画三角形。", n_c, first)
         self.clear_stage()
-        one = book.index("allowed_legend", 1)
-        fresh = grid(book, "fresh", c.fresh, 0, hidden=c.fresh == 0, heat="weights",
-                     row_labels=[book.index(f"fresh_row[{i}]", i) for i in range(len(c.fresh))],
-                     col_labels=[book.index(f"fresh_key[{j}]", j) for j in range(len(c.fresh))],
-                     row_color=style.QUERY, col_color=style.KEY,
-                     header="无缓存：每行看见对角线及其左边" if d else "无缓存：每行只看见对角线左边")
-        cached = grid(book, "cache_allowed", c.allowed, 0, hidden=c.allowed == 0, heat="weights",
-                      row_labels=[book.index(f"cache_row[{n}]", p) for n, p in enumerate(c.positions)],
-                      col_labels=[book.index(f"cache_key[{j}]", j) for j in range(c.allowed.shape[1])],
-                      row_color=style.QUERY, col_color=style.KEY,
-                      header=book.compose("已缓存 {} 个位置：新块第一行看见 {} 个", n_c, first))
-        for j in range(c.cached):
-            cached.col_labels[j].set_color(style.MUTED)
-        cached.frame_row(0, style.TRACK)
-        legend = book.text("{} 表示允许参与注意力；红框为遮住的位置。", one, size=style.LABEL_SIZE, color=style.MUTED)
+        fresh, cached, legend = cache_grids(book, c, d, n_c, first)
         both, ways = pair(fresh, cached, gap=1.0)
         page = VGroup(both, legend)
         best(page, [lambda w=w: (w(), page.arrange(DOWN, buff=0.5)) for w in ways])

@@ -11,6 +11,7 @@ from typing import Callable
 import numpy as np
 from manim import DOWN, LEFT, PI, RIGHT, UP, Mobject, Rectangle, VGroup
 
+from scenes.compute import masking as compute
 from scenes.kit import style
 from scenes.kit.glyphs import NumberText
 from scenes.kit.grids import MatrixGrid
@@ -184,3 +185,107 @@ class RowNames(VGroup):
 
     def detach(self, owner: Mobject) -> None:
         owner.remove(self)
+
+
+def changed_proxy(book: NumberBook, check, names, delta: Mobject) -> VGroup:
+    """Boxes the size of K′ and V′ (with the key names), above the note on delta."""
+    label_w = max(book.label(n, size=style.LABEL_SIZE).width for n in names) + 0.15
+    boxes = [proxy(check.k_changed, style.decimals_for(check.k_changed), label_w),
+             proxy(check.v_changed, style.decimals_for(check.v_changed))]
+    return stack(VGroup(*boxes).arrange(RIGHT, buff=0.4), delta, buff=0.35)
+
+
+def cache_grids(book: NumberBook, c, diagonal: int, n_c: Shown, first: Shown) -> tuple:
+    """The book's figure: 1 where a query may attend, a fresh triangle and the block after a cache."""
+    fresh = grid(book, "fresh", c.fresh, 0, hidden=c.fresh == 0, heat="weights",
+                 row_labels=[book.index(f"fresh_row[{i}]", i) for i in range(len(c.fresh))],
+                 col_labels=[book.index(f"fresh_key[{j}]", j) for j in range(len(c.fresh))],
+                 row_color=style.QUERY, col_color=style.KEY,
+                 header="无缓存：每行看见对角线及其左边" if diagonal else "无缓存：每行只看见对角线左边")
+    cached = grid(book, "cache_allowed", c.allowed, 0, hidden=c.allowed == 0, heat="weights",
+                  row_labels=[book.index(f"cache_row[{n}]", p) for n, p in enumerate(c.positions)],
+                  col_labels=[book.index(f"cache_key[{j}]", j) for j in range(c.allowed.shape[1])],
+                  row_color=style.QUERY, col_color=style.KEY,
+                  header=book.compose("已缓存 {} 个位置：新块第一行看见 {} 个", n_c, first))
+    for j in range(c.cached):
+        cached.col_labels[j].set_color(style.MUTED)
+    cached.frame_row(0, style.TRACK)
+    legend = book.text("{} 表示允许参与注意力；红框为遮住的位置。", book.index("allowed_legend", 1),
+                       size=style.LABEL_SIZE, color=style.MUTED)
+    return fresh, cached, legend
+
+
+# ---------------------------------------------------------------- words chosen by the data
+def shrink_words(post, hidden) -> str:
+    """What zeroing the future does to the row sums, as this input has it."""
+    rows = np.flatnonzero(hidden.any(-1))
+    if not len(rows):
+        return "这里没有未来位置可置零"
+    if len(post.shrunk_rows) == len(rows):
+        return "行和小于一"
+    if not len(post.shrunk_rows):
+        return "被置零的概率都已下溢为零，行和仍为一"
+    return "部分行的和小于一"
+
+
+def rows_words(book: NumberBook, rows) -> Shown:
+    """"第 3 行", or "七行" when several rows underflowed."""
+    if len(rows) == 1:
+        return book.compose("第 {} 行", book.index("underflow_row", rows[0]))
+    return book.compose("{}行", book.word("underflow_row_count", len(rows)))
+
+
+def route_words(book: NumberBook, r) -> tuple:
+    """(template, *slots): how the renormalised rows compare with the −∞ route."""
+    if len(r.post.underflow_rows):
+        return "{}的可见概率全部下溢，除以剩余和得到 NaN，−∞ 路线不会", rows_words(book, r.post.underflow_rows)
+    agreement = compute.route_agreement(r.route_gap)
+    if agreement == "lost":
+        return "每行除以剩余和后与 −∞ 路线相差 {}：下溢损失了精度", book.fmt("route_gap", r.route_gap)
+    return ("每行除以剩余和后与 −∞ 路线" + ("相同" if agreement == "equal" else "只差舍入误差"),)
+
+
+def route_note(book: NumberBook, r) -> VGroup:
+    """Beside the renormalised grid: underflowed rows, the largest gap, rows NaN on both routes."""
+    post, lines = r.post, []
+    if len(post.underflow_rows):
+        u = post.underflow_rows[0]
+        lines += [book.text("{}：可见的概率全部下溢，", rows_words(book, post.underflow_rows), color=style.MASK),
+                  book.text("剩余和为 {}，相除得到 NaN", book.fmt(f"post_row_sums[{u}]", post.row_sums[u], 0),
+                            color=style.MASK),
+                  book.label("−∞ 路线先遮住再 softmax，不会下溢", color=style.VALUE)]
+    if (~np.isnan(post.renormalised).all(-1) & ~np.isnan(r.steps.weights).all(-1)).any():
+        says = {"equal": "与 −∞ 路线的 A 相同", "rounding": "与 −∞ 路线的 A 只差舍入误差",
+                "lost": "与 −∞ 路线的 A 不同：下溢损失了精度"}[compute.route_agreement(r.route_gap)]
+        lines += [book.label(("其余各行" if len(post.underflow_rows) else "") + says, color=style.VALUE),
+                  book.text("最大差：{}", book.fmt("route_gap", r.route_gap), color=style.ACCENT)]
+    if len(r.nan_rows):
+        lines.append(book.text("第 {} 行没有可见的键：两条路线都得到 NaN", book.index("nan_row", r.nan_rows[0]),
+                               color=style.MUTED))
+    return VGroup(*lines).arrange(DOWN, aligned_edge=LEFT, buff=0.2)
+
+
+def diagonal_words(book: NumberBook, r, causal: bool) -> tuple:
+    """(template, *slots) for the step that shows the other choice of diagonal."""
+    d = r.variant_diagonal
+    says = ("若打开因果掩码并把对角线也遮住（diagonal={}）：" if not causal else
+            "把对角线也遮住（diagonal={}）：" if d == 0 else "保留对角线（diagonal={}）：")
+    slots = [book.index("variant_diagonal", d)]
+    if d == 1 and len(r.nan_rows):
+        return says + "每个位置至少看见自己，第 {} 行的 NaN 消失。", *slots, book.index("nan_row", r.nan_rows[0])
+    if d == 1:
+        return says + "每行多看见一个位置：它自己。", *slots
+    if len(r.variant_nan_rows):
+        return (says + "第 {} 行没有可见的键，softmax 得到 NaN。", *slots,
+                book.index("variant_nan_row", r.variant_nan_rows[0]))
+    return says + "有缓存时每行仍有可见的键，不出现 NaN。", *slots
+
+
+def check_fits(book: NumberBook, left: Mobject, right: VGroup, shifts: Mobject, z: Mobject, note: Mobject) -> bool:
+    """The causality check: inputs beside the outputs, or above them, the roomiest way; does it read?"""
+    page, low = VGroup(left, right), VGroup(*[m for m in (z, note) if m.family_members_with_points()])
+    best(page, [lambda: (right.arrange(DOWN, buff=0.45), page.arrange(RIGHT, buff=0.8)),
+                lambda: VGroup(VGroup(left, shifts).arrange(RIGHT, buff=0.8, aligned_edge=UP),
+                               low.arrange(DOWN, buff=0.45)).arrange(DOWN, buff=0.4),
+                lambda: (right.arrange(DOWN, buff=0.45), page.arrange(DOWN, buff=0.4))])
+    return fits(book, page)

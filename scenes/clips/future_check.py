@@ -8,7 +8,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for plain `manim` runs
 
 import numpy as np
-from manim import DOWN, LEFT, ORIGIN, RIGHT, UP, Create, FadeIn, VGroup
+from manim import DOWN, LEFT, ORIGIN, RIGHT, UP, Create, FadeIn, Mobject, VGroup
 
 from scenes.clips import future_check_parts as parts
 from scenes.clips.future_check_parts import SMALL, exact, words
@@ -16,6 +16,7 @@ from scenes.compute import future as compute
 from scenes.kit import style
 from scenes.kit.anim import Appear
 from scenes.kit.base import ClipScene
+from scenes.kit.numbers import Shown
 from scenes.kit.layout import content_center, content_height, content_width, fit
 from scenes.pipeline.inputs import InputError, integer, number
 from scenes.pipeline.registry import Clip, Option
@@ -66,11 +67,11 @@ class FutureCheck(ClipScene):
         ),
     )
 
-    def compute(self):
+    def compute(self) -> compute.FutureCheck:
         i = self.inputs
         return compute.future_check(i["shape"], i["heads"], i["prefix"], i["delta"], i["seed"], i["dropout"])
 
-    def construct(self):
+    def construct(self) -> None:
         self.show_inputs()
         self.runs(on=True)
         self.runs(on=False)
@@ -80,31 +81,30 @@ class FutureCheck(ClipScene):
         self.end()
 
     # -- slots
-    def prefix(self):
+    def prefix(self) -> Shown:
         return self.book.index("prefix", self.result.prefix)
 
-    def future(self):
+    def future(self) -> Shown:
         return self.book.index("future", self.result.shape[1] - self.result.prefix)
 
-    def slot(self, label, value):
+    def slot(self, label: str, value: float) -> Shown:
         """A change as a slot of a sentence: an exact 0 as 0."""
         return self.book.fmt(label, value, exact(value))
 
-    def change(self, label, value, size=style.NUMBER_SIZE):
+    def change(self, label: str, value: float, size: float = style.NUMBER_SIZE) -> Mobject:
         """A change that must be exactly 0 for the check to pass: 0 green, anything else red."""
         color = style.VALUE if value == 0 else style.MASK
         return self.book.num(label, value, exact(value), color=color, size=size)
 
-    def place(self, left, right, split=0.56, top=True):
+    def place(self, left: Mobject, right: Mobject, split: float = 0.56, top: bool = True) -> None:
         """The board on the left, a panel on the right, both fitted into the content area."""
         width, height = content_width(), content_height()
         fit(left, width * split - 0.3, height, most=1.8)
         fit(right, width * (1 - split) - 0.3, height, most=1.1)
         VGroup(left, right).arrange(RIGHT, buff=0.6, aligned_edge=UP if top else ORIGIN).move_to(content_center())
-        return left, right
 
     # -- step 1
-    def show_inputs(self):
+    def show_inputs(self) -> None:
         r, book = self.result, self.book
         shape = book.coords("shape", r.shape)
         delta = book.fmt("delta", r.delta, parts.exact_decimals(r.delta))
@@ -136,7 +136,7 @@ class FutureCheck(ClipScene):
         self.play(*[FadeIn(m) for m in board.rights], run_time=0.8)
 
     # -- steps 2 and 3
-    def runs(self, on: bool):
+    def runs(self, on: bool) -> None:
         r, book = self.result, self.book
         run, name = (r.on, "on") if on else (r.off, "off")
         worst = self.change(f"{name}.prefix_max", run.prefix_max, style.BODY_SIZE)
@@ -185,7 +185,7 @@ class FutureCheck(ClipScene):
         self.play(Appear(summary))
 
     # -- step 4
-    def gradients(self):
+    def gradients(self) -> None:
         r, book = self.result, self.book
         if r.future_grad == 0:
             self.step("梯度检查：损失 L 只取前 {} 个位置的输出；它对后 {} 个位置输入的梯度恰为 {}。",
@@ -214,7 +214,7 @@ class FutureCheck(ClipScene):
         self.play(Appear(note))
 
     # -- step 5
-    def dropout(self):
+    def dropout(self) -> None:
         r, book = self.result, self.book
         p = book.fmt("p", r.p, parts.exact_decimals(r.p))
         noise = self.change("drop.noise", r.drop_noise)
@@ -259,7 +259,7 @@ class FutureCheck(ClipScene):
         self.play(Appear(right))
 
     # -- step 6
-    def behaviour(self):
+    def behaviour(self) -> None:
         r, book = self.result, self.book
         bug = self.change("bug.prefix_max", r.bug.prefix_max)
         if r.bug.prefix_max > 0:

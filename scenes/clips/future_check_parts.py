@@ -12,6 +12,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, DashedLine, Line, ManimColor, Mobject,
                    interpolate_color)
 
 from scenes.kit import style
+from scenes.kit.numbers import NumberBook, Shown
 
 ROW_H = 0.36          # one position's row
 CELL_H = 0.28         # a strip cell's height
@@ -37,7 +38,7 @@ def signed_color(value: float, limit: float) -> ManimColor:
     return interpolate_color(ManimColor(style.HEAT_LOW), ManimColor(end), abs(t))
 
 
-def strip(values, limit: float, cell_w: float) -> VGroup:
+def strip(values: np.ndarray, limit: float, cell_w: float) -> VGroup:
     """One position's D features as a row of coloured cells (no digits)."""
     cells = VGroup(*[Rectangle(width=cell_w, height=CELL_H, stroke_width=0.5, stroke_color=style.GRID_LINE,
                                fill_color=signed_color(v, limit), fill_opacity=1)
@@ -49,7 +50,7 @@ def cell_width(d: int) -> float:
     return min(0.26, STRIP_W / d)
 
 
-def words(book, template: str, *slots, color=style.MUTED, size=SMALL) -> Mobject:
+def words(book: NumberBook, template: str, *slots: Shown, color: str = style.MUTED, size: float = SMALL) -> Mobject:
     return book.text(template, *slots, color=color, size=size)
 
 
@@ -58,7 +59,7 @@ class Board(VGroup):
 
     columns: the three column titles; rows[b][t] = (left strip, right strip, number)."""
 
-    def __init__(self, book, columns, rows, prefix: int):
+    def __init__(self, book: NumberBook, columns: tuple[str, str, str], rows: list, prefix: int) -> None:
         super().__init__()
         t_count = len(rows[0])
         head = VGroup(words(book, "t"), *[words(book, c) for c in columns])
@@ -92,7 +93,8 @@ class Board(VGroup):
                                     stroke_width=2, color=style.MASK))
 
 
-def zoom(book, title: Mobject, heads: tuple[str, str], names: tuple[str, str], a, b, colors) -> VGroup:
+def zoom(book: NumberBook, title: Mobject, heads: tuple[str, str], names: tuple[str, str], a: np.ndarray,
+         b: np.ndarray, colors: tuple[str, str]) -> VGroup:
     """One position's D features from two runs, side by side: c | a[c] | b[c]."""
     rows = [[words(book, "c"), words(book, heads[0]), words(book, heads[1])]]
     for c in range(len(a)):
@@ -112,7 +114,7 @@ def zoom(book, title: Mobject, heads: tuple[str, str], names: tuple[str, str], a
     return VGroup(title, VGroup(table, rule)).arrange(DOWN, buff=0.25)
 
 
-def bar_charts(book, grads, prefix: int, unit: float) -> VGroup:
+def bar_charts(book: NumberBook, grads: np.ndarray, prefix: int, unit: float) -> VGroup:
     """Gradient norms per position, one chart per batch on a shared pitch: bars with their
     numbers on top, positions below. Each chart is VGroup(base, bars, tag)."""
     nums = [[book.num(f"grad[{b}][{t}]", v, exact(v), size=SMALL,
@@ -136,7 +138,7 @@ def bar_charts(book, grads, prefix: int, unit: float) -> VGroup:
     return charts.arrange(DOWN, buff=0.55, aligned_edge=RIGHT)
 
 
-def picture(colors, cell: float = 0.36) -> VGroup:
+def picture(colors: list, cell: float = 0.36) -> VGroup:
     """A T x T picture of coloured cells (a mask or the weights), no digits; None: an empty cell."""
     grid = VGroup()
     for i, row in enumerate(colors):
@@ -147,21 +149,21 @@ def picture(colors, cell: float = 0.36) -> VGroup:
     return grid
 
 
-def mask_colors(keep) -> list:
+def mask_colors(keep: np.ndarray) -> list:
     """Kept visible weights green, dropped red, the future (masked anyway) grey."""
     t = len(keep)
     return [[style.NAN_FILL if j > i else style.VALUE if keep[i][j] else style.MASK for j in range(t)]
             for i in range(t)]
 
 
-def weight_colors(weights) -> list:
+def weight_colors(weights: np.ndarray) -> list:
     """Visible weights on the heat scale; the masked future left empty (the triangle)."""
     low, high = ManimColor(style.HEAT_LOW), ManimColor(style.HEAT_HIGH)
     return [[None if j > i else interpolate_color(low, high, float(np.clip(w, 0, 1))) for j, w in enumerate(row)]
             for i, row in enumerate(weights)]
 
 
-def table(rows, gap: float = 0.45, row_h: float = 0.62) -> VGroup:
+def table(rows: list, gap: float = 0.45, row_h: float = 0.62) -> VGroup:
     """Rows of mobjects in aligned columns (left-aligned words, right-aligned numbers)."""
     widths = [max(r[k].width for r in rows) for k in range(len(rows[0]))]
     group = VGroup()

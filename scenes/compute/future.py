@@ -15,6 +15,7 @@ The perturbed input is x + delta * u on positions t >= prefix (x itself before t
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Callable
 
 import numpy as np
 
@@ -26,7 +27,7 @@ class Weights:
     b_out: np.ndarray        # [D]
 
 
-def draw(shape: tuple[int, int, int], heads: int, seed: int):
+def draw(shape: tuple[int, int, int], heads: int, seed: int) -> tuple[np.ndarray, Weights, np.ndarray, np.ndarray]:
     """(x, weights, u, dropout draws) in the documented order."""
     b, t, d = shape
     rng = np.random.default_rng(seed)
@@ -80,8 +81,8 @@ class Forward:
     y: np.ndarray            # merged @ w_out + b_out, [B, T, D]
 
 
-def forward(x, w: Weights, heads: int, causal: bool = True, keep=None, p: float = 0.0,
-            merge=merge_heads) -> Forward:
+def forward(x: np.ndarray, w: Weights, heads: int, causal: bool = True, keep: np.ndarray | None = None,
+            p: float = 0.0, merge: Callable[[np.ndarray], np.ndarray] = merge_heads) -> Forward:
     """The attention of 4.8: one projection, split heads, masked scaled scores, softmax,
     dropout on the weights (keep mask, kept entries x 1/(1-p)), @ V, merge, out projection."""
     x = np.asarray(x, float)
@@ -110,7 +111,7 @@ def input_gradient(fw: Forward, dy: np.ndarray, w: Weights) -> np.ndarray:
     return dqkv @ w.w_qkv.T
 
 
-def prefix_loss(y: np.ndarray, prefix: int):
+def prefix_loss(y: np.ndarray, prefix: int) -> tuple[float, np.ndarray]:
     """L = sum of squares of the outputs at positions t < prefix; returns (L, dL/dy)."""
     early = np.zeros_like(y)
     early[:, :prefix] = y[:, :prefix]
@@ -131,7 +132,7 @@ class Run:
     prefix_max: float        # the largest change over the prefix positions
 
 
-def paired(x, x2, w, heads, prefix, **options) -> Run:
+def paired(x: np.ndarray, x2: np.ndarray, w: Weights, heads: int, prefix: int, **options: Any) -> Run:
     first, second = forward(x, w, heads, **options), forward(x2, w, heads, **options)
     change = row_change(first.y, second.y)
     return Run(first.y, second.y, change, float(change[:, :prefix].max()))
@@ -168,7 +169,8 @@ class FutureCheck:
     bug: Run                 # the wrong merge, mask on
 
 
-def future_check(shape=(2, 6, 12), heads=3, prefix=4, delta=100.0, seed=0, p=0.1) -> FutureCheck:
+def future_check(shape: tuple[int, int, int] = (2, 6, 12), heads: int = 3, prefix: int = 4, delta: float = 100.0,
+                 seed: int = 0, p: float = 0.1) -> FutureCheck:
     """Everything the future-check clip shows, from its inputs."""
     b, t, d = shape
     x, w, u, draws = draw(shape, heads, seed)
@@ -185,10 +187,11 @@ def future_check(shape=(2, 6, 12), heads=3, prefix=4, delta=100.0, seed=0, p=0.1
     keep = draws >= p
     one, two = keep
 
-    def dropout_y(xx, mask):
+    def dropout_y(xx: np.ndarray, mask: np.ndarray) -> np.ndarray:
         return forward(xx, w, heads, keep=mask, p=p).y
 
-    prefix_gap = lambda a, c: float(row_change(a, c)[:, :prefix].max())  # noqa: E731
+    def prefix_gap(a: np.ndarray, c: np.ndarray) -> float:
+        return float(row_change(a, c)[:, :prefix].max())
     lower = ~np.triu(np.ones((t, t), bool), 1)
     bug_first = forward(x, w, heads, merge=wrong_merge)
     bug = paired(x, x2, w, heads, prefix, merge=wrong_merge)

@@ -113,7 +113,7 @@ class ClipScene(Scene):
         """Call at the end of construct: the last step's pause and subtitle end."""
         self._close_step()
 
-    def clear_stage(self, run_time=0.5):
+    def clear_stage(self, run_time: float = 0.5) -> None:
         """Fade out everything but the title and caption."""
         keep = {id(self.title_mob), id(self._caption)}
         gone = [m for m in self.mobjects if id(m) not in keep]
@@ -121,7 +121,7 @@ class ClipScene(Scene):
             self.play(*[Vanish(m) for m in gone], run_time=run_time)
 
     # -- fast path: the scene's end states without interpolating any frame
-    def play(self, *args, run_time=None, **kwargs):
+    def play(self, *args: Any, run_time: float | None = None, **kwargs: Any) -> None:
         if not self.fast:
             if run_time is not None:
                 kwargs["run_time"] = run_time
@@ -132,7 +132,7 @@ class ClipScene(Scene):
         self.renderer.num_plays += 1
         self.renderer.time += run_time if run_time is not None else max(a.run_time for a in anims)
 
-    def wait(self, duration=1.0, **kwargs):
+    def wait(self, duration: float = 1.0, **kwargs: Any) -> None:
         if not self.fast:
             return super().wait(duration, **kwargs)
         self.renderer.time += duration

@@ -61,6 +61,6 @@ class NumberText(VGroup):
         self.center()
 
 
-def settable(text):
+def settable(text: str) -> bool:
     """Only plain numbers take the glyph path (digits, point, minus, ∞, NaN)."""
     return text and all(c in "0123456789.\u2212\u221eNa" for c in text)

@@ -53,7 +53,7 @@ RUN_TIME = 0.8               # default animation length (s)
 MAX_NUMBER_CHARS = 10        # a drawn number never grows past this (legibility contract)
 
 
-def format_number(value, decimals=4):
+def format_number(value: float | int, decimals: int = 4) -> str:
     """How a number is drawn: fixed decimals, a real minus, −∞ and NaN spelled out; the
     scientific form (3 decimals) where fixed, even with fewer decimals, would be longer than 10 characters or read as zero."""
     if isinstance(value, (int,)) and not isinstance(value, bool):
@@ -76,7 +76,7 @@ def format_number(value, decimals=4):
     return text.replace("-", "\u2212")
 
 
-def manifest_value(value):
+def manifest_value(value: float | int) -> float | int | str:
     """Full precision for the manifest: floats stay floats, non-finite become strings."""
     if isinstance(value, (int,)) and not isinstance(value, bool):
         return value
@@ -88,7 +88,7 @@ def manifest_value(value):
     return value
 
 
-def decimals_for(values, choices=(0, 1, 2, 4)):
+def decimals_for(values: object, choices: tuple[int, ...] = (0, 1, 2, 4)) -> int:
     """Fewest decimals that show every value exactly (the book prints [0, 1, 1]), else 4."""
     import numpy as np
     arr = np.asarray(values, float)
@@ -99,7 +99,7 @@ def decimals_for(values, choices=(0, 1, 2, 4)):
     return choices[-1]
 
 
-def reading_seconds(caption, new_numbers, pace="normal"):
+def reading_seconds(caption: str, new_numbers: int, pace: str = "normal") -> float:
     """How long a viewer needs for a step: its caption and the numbers it introduces."""
     cjk = sum(1 for c in caption if "\u3000" <= c <= "\u9fff" or "\uff00" <= c <= "\uffef")
     other = len(caption.replace(" ", "")) - cjk

@@ -25,7 +25,7 @@ _FRACTION = re.compile(r"^[+-]?\d{1,6}/\d{1,6}$")
 class InputError(ValueError):
     """Bad input: names the option (field), the value and the rule broken."""
 
-    def __init__(self, field, value, rule):
+    def __init__(self, field: str, value: object, rule: str) -> None:
         self.field, self.value, self.rule = field, value, rule
         shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
         shown = shown if len(shown) <= 60 else shown[:57] + "..."
@@ -33,13 +33,13 @@ class InputError(ValueError):
         super().__init__(f"--{field.replace('_', '-')} {ascii_safe(shown)}: {rule}")
 
 
-def ascii_safe(text):
+def ascii_safe(text: str) -> str:
     """Quote a value for a one-line message: control characters escaped."""
     return repr(text) if any(not ch.isprintable() for ch in text) else f"'{text}'"
 
 
 # ---------------------------------------------------------------- scalars
-def number(text, field, whole=None):
+def number(text: object, field: str, whole: str | None = None) -> float:
     """One finite number; '1/3' fractions allowed. `whole` is the full option value."""
     s = str(text).strip().replace("\u2212", "-")
     if _NUMBER.match(s):
@@ -54,7 +54,7 @@ def number(text, field, whole=None):
     return value
 
 
-def integer(value, field: str, low: int, high: int) -> int:
+def integer(value: object, field: str, low: int, high: int) -> int:
     """A whole number in [low, high] (up to ten digits: seeds reach 2**31 - 1)."""
     if isinstance(value, bool):
         raise InputError(field, str(value), "must be a whole number")
@@ -67,7 +67,7 @@ def integer(value, field: str, low: int, high: int) -> int:
     return n
 
 
-def _raw_text(value, field):
+def _raw_text(value: object, field: str) -> str | list | tuple:
     if isinstance(value, (list, tuple)):
         return value
     s = str(value)
@@ -77,7 +77,8 @@ def _raw_text(value, field):
 
 
 # ---------------------------------------------------------------- arrays
-def matrix(value, field, rows=(1, MAX_SIDE), cols=(1, MAX_SIDE), low=-LIMIT, high=LIMIT):
+def matrix(value: object, field: str, rows: tuple[int, int] = (1, MAX_SIDE), cols: tuple[int, int] = (1, MAX_SIDE),
+           low: float = -LIMIT, high: float = LIMIT) -> np.ndarray:
     """Rows split by ';' or newlines, columns by ',' or spaces (or a JSON list of lists)."""
     raw = _raw_text(value, field)
     if isinstance(raw, str):
@@ -103,7 +104,8 @@ def matrix(value, field, rows=(1, MAX_SIDE), cols=(1, MAX_SIDE), low=-LIMIT, hig
     return out
 
 
-def vector(value, field, size=(1, MAX_SIDE), low=-LIMIT, high=LIMIT):
+def vector(value: object, field: str, size: tuple[int, int] = (1, MAX_SIDE), low: float = -LIMIT,
+           high: float = LIMIT) -> np.ndarray:
     """Comma- or space-separated numbers."""
     raw = _raw_text(value, field)
     text = " ".join(map(str, raw)) if isinstance(raw, (list, tuple)) else raw
@@ -112,7 +114,7 @@ def vector(value, field, size=(1, MAX_SIDE), low=-LIMIT, high=LIMIT):
     return matrix(text, field, rows=(1, 1), cols=size, low=low, high=high)[0]
 
 
-def tokens(value, count, field="tokens"):
+def tokens(value: object, count: int, field: str = "tokens") -> list[str] | None:
     """One label per row, whitespace-separated; drawn as plain text."""
     if value is None:
         return None
@@ -127,7 +129,7 @@ def tokens(value, count, field="tokens"):
     return [str(t) for t in labels]
 
 
-def flag(value):
+def flag(value: object) -> bool:
     return bool(value) and str(value).lower() not in ("0", "false", "no", "")
 
 
@@ -176,7 +178,7 @@ def check(clip: str, raw: dict) -> dict:
 
 def manifest_inputs(checked: dict) -> dict:
     """Plain JSON: arrays become lists, masks bit strings."""
-    def plain(v):
+    def plain(v: object) -> object:
         if isinstance(v, np.ndarray):
             return "".join("1" if b else "0" for b in v) if v.dtype == bool else v.tolist()
         if isinstance(v, (list, tuple)):

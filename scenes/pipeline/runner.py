@@ -59,7 +59,7 @@ def manim_settings(work: Path, name: str, quality: str, fmt: str, dry_run: bool 
             "progress_bar": "none", "disable_caching": True, "video_encoder_options": ENCODER}
 
 
-def checked_config(settings: dict):
+def checked_config(settings: dict) -> Any:
     """tempconfig(settings), refusing any key Manim does not know (it would drop it silently)."""
     unknown = sorted(set(settings) - set(config._d))
     if unknown:

@@ -1,21 +1,31 @@
 """4.7 加上批次和多个头: follow one element through reshape, transpose and the merge."""
+from __future__ import annotations
+
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for plain `manim` runs
 
-
-from scenes.kit.anim import Appear, Vanish
+from scenes.clips.multihead_parts import TensorView, error_card, info_lines, morph, shape_line
 from scenes.compute import heads as compute
 from scenes.kit import style
+from scenes.kit.anim import Appear, Vanish
 from scenes.kit.base import ClipScene
+from scenes.kit.numbers import Shown
 from scenes.pipeline.inputs import InputError, flag, integer
 from scenes.pipeline.registry import Clip, Option
-from scenes.clips.multihead_parts import TensorView, error_card, info_lines, morph, shape_line
 
 AXES = {"start": ("B", "T", "D"), "split": ("B", "T", "H", "d"), "transposed": ("B", "H", "T", "d"),
         "back": ("B", "T", "H", "d"), "merged": ("B", "T", "D"), "wrong": ("B", "T", "D")}
+INFO_GAP = 0.25      # between the info lines and the tensor
+# Transposing back restores the split layout exactly (the point of step 4), and the step ends on
+# the merge: the passing "back" layout is recorded under the split's labels, shown in step 2.
+RECORDED_AS = {"back": "split"}
+
+
+NOT_DIVISIBLE = "D = {} is not divisible by H = {}: each head needs D/H features"
 
 
 def rules(raw: dict) -> dict:
@@ -28,11 +38,9 @@ def rules(raw: dict) -> dict:
     d = integer(parts[2], "shape", 1, 12)
     heads = integer(raw.get("heads", 2), "heads", 1, 4)
     if d % heads:
-        raise InputError("heads", str(raw.get("heads")),
-                         f"D = {d} is not divisible by H = {heads}: each head needs D/H features")
-    track = str(raw.get("track", "e2")).strip()
-    track = integer(track[1:] if track[:1] in "eE" and len(track) > 1 else track,
-                    "track", 0, b * t * d - 1)
+        raise InputError("heads", str(raw.get("heads")), NOT_DIVISIBLE.format(d, heads))
+    name = str(raw.get("track", "e2")).strip()
+    track = integer(name[1:] if name[:1] in "eE" and len(name) > 1 else name, "track", 0, b * t * d - 1)
     # The error card's example (the book: D = 5, H = 2): it must be a D that H does not divide.
     error_d = integer(raw.get("error_d", 5), "error_d", 1, 12)
     error_heads = integer(raw.get("error_heads", 2), "error_heads", 2, 4)
@@ -55,31 +63,34 @@ class Multihead(ClipScene):
             Option('heads', 'H (D divisible by H)'),
             Option('track', 'element, eN or N'),
             Option('wrong-merge', 'emphasise the wrong merge: preview it at the merge, mark every misplaced id', flag=True),
+            Option('error-d', "the last step's example: a D that --error-heads does not divide"),
+            Option('error-heads', "the last step's example: H, from 2 to 4"),
         ),
     )
-    legacy_text = True   # still composes f-strings: to be moved to book.text templates
 
-    def compute(self):
+    def compute(self) -> compute.HeadTrack:
         i = self.inputs
-        self.glyphs = {}                      # id -> its Text, made once, copied per layout
-        self.view = self.frame = self.info = None
+        self.headers: dict = {}               # group header words -> its Text, copied per layout
+        self.view: Any = None                 # the tensor layout on screen, its tracking frame, info lines
+        self.frame: Any = None
+        self.info: Any = None
         self.misplaced = compute.misplaced_by_wrong_merge(i["shape"], i["heads"])
         self.split_check = compute.head_split(i["error_d"], i["error_heads"])
         self.error = self.validator_error()
         return compute.track_element(i["shape"], i["heads"], i["track"])
 
-    def validator_error(self):
-        """The error the real input rules give for the book's D = 5, H = 2 (or the preset's)."""
+    def validator_error(self) -> InputError:
+        """The error the real input rules give for the book's D = 5, H = 2 (or the inputs')."""
         b, t, _ = self.inputs["shape"]
-        raw = {"shape": f"{b},{t},{self.inputs['error_d']}", "heads": self.inputs["error_heads"],
-               "track": 0}
+        raw = {"shape": ",".join(map(str, (b, t, self.inputs["error_d"]))),
+               "heads": self.inputs["error_heads"], "track": 0}
         try:
             rules(raw)
         except InputError as err:
             return err
         raise RuntimeError("the error example passed the input rules")
 
-    def construct(self):
+    def construct(self) -> None:
         self.projected()
         self.split_heads()
         self.transpose_heads()
@@ -89,21 +100,33 @@ class Multihead(ClipScene):
         self.end()
 
     # -- helpers
-    def eid(self):
-        return "e" + self.book.index("track", self.result.element)
+    def eid(self) -> Shown:
+        return self.book.compose("e{}", self.book.index("track", self.result.element))
 
-    def at(self, step):
+    def at(self, step: str) -> Shown:
         return self.book.coords(f"track.{step}", getattr(self.result, step))
 
-    def shape(self, step):
-        return shape_line(self.book, f"{step}.shape", AXES[step], self.result.layouts[step].shape)
+    def shape(self, step: str) -> Shown:
+        return shape_line(self.book, f"{RECORDED_AS.get(step, step)}.shape", AXES[step],
+                          self.result.layouts[step].shape)
 
-    def show(self, step, lines, marks=None):
+    def keeps_order(self) -> bool:
+        """With one head or one position, transpose(1, 2) leaves the element order as it is."""
+        return self.result.heads == 1 or self.inputs["shape"][1] == 1
+
+    def unit_axes(self) -> Shown:
+        """'H = 1', 'T = 1' or both: the axes of length one that keep the order."""
+        book, (_, t, _) = self.book, self.inputs["shape"]
+        parts = ([book.compose("H = {}", book.index("heads", self.result.heads))] if self.result.heads == 1
+                 else []) + ([book.compose("T = {}", book.index("start.shape[1]", t))] if t == 1 else [])
+        return book.compose("、".join(["{}"] * len(parts)), *parts)
+
+    def show(self, step: str, lines: list, marks: Any = None) -> TensorView:
         """Move every id into the layout of `step`, under new info lines."""
         r = self.result
         info = info_lines(self.book, lines)
-        view = TensorView(self.book, step, r.layouts[step], self.glyphs, r.element, marks,
-                          top=info.get_bottom()[1] - 0.25)
+        view = TensorView(self.book, RECORDED_AS.get(step, step), r.layouts[step], self.headers, r.element, marks,
+                          top=info.get_bottom()[1] - INFO_GAP)
         frame = view.frame(r.element)
         if self.view is None:
             self.play(*[Appear(p) for p in view.parts()], Appear(frame), Appear(info))
@@ -113,98 +136,114 @@ class Multihead(ClipScene):
         self.view, self.frame, self.info = view, frame, info
         return view
 
-    def stays(self):
+    def stays(self) -> bool:
         """The tracked element lands where it belongs even without transposing back."""
         return self.result.wrong == self.result.merged
 
-    def wrong_caption(self, emphasis):
-        e, wrong = self.eid(), self.at("wrong")
+    def wrong_caption(self, emphasis: bool) -> Shown:
+        c, e, wrong = self.book.compose, self.eid(), self.at("wrong")
         if not len(self.misplaced):
-            return "对照：不换回就直接 reshape；只有一个头或一个位置时碰巧不出错。"
+            return c("对照：不换回就直接 reshape；这里 {}，顺序不变，碰巧不出错。", self.unit_axes())
         if self.stays():
-            count = self.book.index("misplaced", len(self.misplaced))
-            return (f"错误合并：不换回就 reshape，{e} 碰巧不动，但有 {count} 个元素错了位。" if emphasis
-                    else f"对照：不换回就直接 reshape，{e} 碰巧不动，别的元素却错了位。")
-        return (f"错误合并：不换回就 reshape，{e} 从正确的 {self.at('merged')} 错到 {wrong}。" if emphasis
-                else f"对照：不换回就直接 reshape，{e} 会错到 {wrong}。")
+            if emphasis:
+                return c("错误合并：不换回就 reshape，{} 碰巧不动，但有 {} 个元素错了位。", e,
+                         self.book.index("misplaced", len(self.misplaced)))
+            return c("对照：不换回就直接 reshape，{} 碰巧不动，别的元素却错了位。", e)
+        if emphasis:
+            return c("错误合并：不换回就 reshape，{} 从正确的 {} 错到 {}。", e, self.at("merged"), wrong)
+        return c("对照：不换回就直接 reshape，{} 会错到 {}。", e, wrong)
 
     # -- steps
-    def projected(self):
-        r, book = self.result, self.book
-        self.step(f"投影后的张量 [B, T, D]：每个元素一个唯一编号，双线框跟踪 {self.eid()}。")
-        count = book.index("count", r.layouts["start"].size)
+    def projected(self) -> None:
+        r, book, c = self.result, self.book, self.book.compose
+        self.step("投影后的张量 [B, T, D]：每个元素一个唯一编号，双线框跟踪 {}。", self.eid())
         self.show("start", [
-            (f"{self.shape('start')}    H = {book.index('heads', r.heads)}，"
-             f"d = D/H = {book.index('head_dim', r.head_dim)}    唯一元素 {count} 个", style.TEXT),
-            (f"{self.eid()}：[b, t, c] = {self.at('start')}，原属批次 b、位置 t、特征 c", style.TRACK)])
+            (c("{}    H = {}，d = D/H = {}    唯一元素 {} 个", self.shape("start"), book.index("heads", r.heads),
+               book.index("head_dim", r.head_dim), book.index("count", r.layouts["start"].size)), style.TEXT),
+            (c("{}：[b, t, c] = {}，原属批次 b、位置 t、特征 c", self.eid(), self.at("start")), style.TRACK)])
 
-    def split_heads(self):
-        r, book = self.result, self.book
+    def split_heads(self) -> None:
+        r, book, c = self.result, self.book, self.book.compose
         self.step("reshape 成 [B, T, H, d]：特征下标 c 拆成 h = floor(c/d) 和 r = c mod d。")
-        c = book.index("track.start[2]", r.start[2])
-        h, rr = book.index("track.split[2]", r.split[2]), book.index("track.split[3]", r.split[3])
         self.show("split", [
-            (f"{self.shape('split')}    reshape 只拆开最后一维，元素的先后顺序不变", style.TEXT),
-            (f"{self.eid()}：c = {c}，d = {book.index('head_dim', r.head_dim)} → h = floor(c/d) = {h}，"
-             f"r = c mod d = {rr} → {self.at('split')}", style.TRACK)])
+            (c("{}    reshape 只拆开最后一维，元素的先后顺序不变", self.shape("split")), style.TEXT),
+            (c("{}：c = {}，d = {} → h = floor(c/d) = {}，r = c mod d = {} → {}", self.eid(),
+               book.index("track.start[2]", r.start[2]), book.index("head_dim", r.head_dim),
+               book.index("track.split[2]", r.split[2]), book.index("track.split[3]", r.split[3]),
+               self.at("split")), style.TRACK)])
 
-    def transpose_heads(self):
-        r, book = self.result, self.book
+    def transpose_heads(self) -> None:
+        r, book, c = self.result, self.book, self.book.compose
         a, b = (book.index(f"transpose.dims[{k}]", v) for k, v in enumerate(compute.HEAD_SWAP))
-        self.step(f"transpose({a}, {b}) 交换 T、H 两轴，得到 [B, H, T, d]；每头的分数是 [B, H, T, T]。")
-        scores = book.coords("score_shape", r.score_shape)
-        self.show("transposed", [
-            (f"{self.shape('transposed')}    每头 S = Q Kᵀ/√d：[B, H, T, T] = {scores}", style.TEXT),
-            (f"{self.eid()}：{self.at('split')} → {self.at('transposed')}，t 与 h 互换；"
-             "每组 [b, h, :, :] 是一个头的 [T, d]", style.TRACK)])
+        self.step("transpose({}, {}) 交换 T、H 两轴，得到 [B, H, T, d]；每头的分数是 [B, H, T, T]。", a, b)
+        swap = ("，t 与 h 相等，互换后坐标不变" if r.split[1] == r.split[2] else "，t 与 h 互换")
+        lines = [(c("{}    每头 S = Q Kᵀ/√d：[B, H, T, T] = {}", self.shape("transposed"),
+                    book.coords("score_shape", r.score_shape)), style.TEXT),
+                 (c("{}：{} → {}" + swap + "；每组 [b, h, :, :] 是一个头的 [T, d]", self.eid(),
+                    self.at("split"), self.at("transposed")), style.TRACK)]
+        if self.keeps_order():
+            lines.append((c("{}：transpose 不改变元素的先后顺序，只改变分组", self.unit_axes()), style.MUTED))
+        self.show("transposed", lines)
 
-    def merge_heads(self):
-        self.step(f"transpose 换回 [B, T, H, d]，再 reshape 合并成 [B, T, D]：{self.eid()} 回到 "
-                  f"{self.at('merged')}。")
-        self.show("back", [(f"{self.shape('back')}    先换回：同一位置的各头重新相邻", style.TEXT),
-                           (f"{self.eid()}：{self.at('transposed')} → {self.at('back')}", style.TRACK)])
-        chain = " → ".join(self.at(s) for s in ("start", "split", "transposed", "back", "merged"))
-        lines = [(f"{self.shape('merged')}    再 reshape：各头拼接回每个位置的 D 个特征", style.TEXT),
-                 (f"{self.eid()}：{chain}", style.TRACK)]
+    def merge_heads(self) -> None:
+        c = self.book.compose
+        self.step("transpose 换回 [B, T, H, d]，再 reshape 合并成 [B, T, D]：{} 回到 {}。",
+                  self.eid(), self.at("merged"))
+        back = (c("{}    先换回：同一位置的各头重新相邻", self.shape("back")) if not self.keeps_order()
+                else c("{}    先换回：{}，顺序本来就没变", self.shape("back"), self.unit_axes()))
+        self.show("back", [(back, style.TEXT),
+                           (c("{}：{} → {}", self.eid(), self.at("transposed"), self.at("back")), style.TRACK)])
+        chain = c(" → ".join(["{}"] * 5), *(self.at(s) for s in ("start", "split", "transposed", "back", "merged")))
+        lines = [(c("{}    再 reshape：各头拼接回每个位置的 D 个特征", self.shape("merged")), style.TEXT),
+                 (c("{}：{}", self.eid(), chain), style.TRACK)]
         if self.inputs["wrong_merge"]:
             verb = "碰巧仍在" if self.stays() else "会错到"
-            lines.append((f"错误对照：不换回就 reshape，{self.eid()} {verb} {self.at('wrong')}", style.MASK))
+            lines.append((c("错误对照：不换回就 reshape，{} " + verb + " {}", self.eid(), self.at("wrong")),
+                          style.MASK))
         self.show("merged", lines)
 
-    def wrong_merge(self):
-        r, book = self.result, self.book
+    def wrong_merge(self) -> None:
+        r, book, c = self.result, self.book, self.book.compose
         emphasis = self.inputs["wrong_merge"]
-        self.step(self.wrong_caption(emphasis))
-        self.show("transposed", [(f"{self.shape('transposed')}    回到拆头后的布局，跳过 transpose 换回",
+        self.step("{}", self.wrong_caption(emphasis))
+        self.show("transposed", [(c("{}    回到拆头后的布局，跳过 transpose 换回", self.shape("transposed")),
                                   style.TEXT),
-                                 (f"{self.eid()}：{self.at('transposed')}", style.TRACK)])
-        lines = [(f"不换回：[B, H, T, d] 按当前顺序直接 reshape 成 {self.shape('wrong')}", style.TEXT),
-                 (f"{self.eid()}：碰巧仍在 {self.at('wrong')}" if self.stays() else
-                  f"{self.eid()}：正确位置 {self.at('merged')}（虚线框），错误合并到 {self.at('wrong')}",
+                                 (c("{}：{}", self.eid(), self.at("transposed")), style.TRACK)])
+        lines = [(c("不换回：[B, H, T, d] 按当前顺序直接 reshape 成 {}", self.shape("wrong")), style.TEXT),
+                 (c("{}：碰巧仍在 {}", self.eid(), self.at("wrong")) if self.stays() else
+                  c("{}：正确位置 {}（虚线框），错误合并到 {}", self.eid(), self.at("merged"), self.at("wrong")),
                   style.TRACK)]
         if not len(self.misplaced):
-            lines.append(("只有一个头或一个位置时 transpose 不改变顺序：这里碰巧不出错", style.MUTED))
+            lines.append((c("{}：transpose 不改变元素的先后顺序，这里碰巧不出错", self.unit_axes()), style.MUTED))
         elif emphasis:
-            count = book.index("count", r.layouts["start"].size)
-            lines.append((f"红色：{count} 个元素中 {book.index('misplaced', len(self.misplaced))} 个"
-                          "不在原位，同一行混入了别的位置的特征", style.MASK))
+            lines.append((c("红色：{} 个元素中 {} 个不在原位，同一行混入了别的位置的特征",
+                            book.index("count", r.layouts["start"].size),
+                            book.index("misplaced", len(self.misplaced))), style.MASK))
         view = self.show("wrong", lines, self.misplaced if emphasis else None)
         if not self.stays():
             self.play(Appear(view.ghost(int(r.layouts["wrong"][r.merged]))))
 
-    def not_divisible(self):
-        i, book = self.inputs, self.book
-        b, t, _ = i["shape"]
-        d, h = book.index("error.shape[2]", i["error_d"]), book.index("error.heads", i["error_heads"])
-        self.step(f"把 D 改为 {d}：无法均分成 {h} 个头，计算在拆头之前停止。")
+    def not_divisible(self) -> None:
+        i, r, book, c = self.inputs, self.result, self.book, self.book.compose
+        (b, t, d_model), ed, eh = i["shape"], i["error_d"], i["error_heads"]
+        d, h = book.index("error.shape[2]", ed), book.index("error.heads", eh)
+        if ed == d_model:
+            self.step("把 H 改为 {}：D = {} 无法均分成 {} 个头，计算在拆头之前停止。", h, d, h)
+        elif eh == r.heads:
+            self.step("把 D 改为 {}：无法均分成 {} 个头，计算在拆头之前停止。", d, h)
+        else:
+            self.step("把 D 改为 {}、H 改为 {}：无法均分，计算在拆头之前停止。", d, h)
         self.clear_stage()
-        shape = book.coords("error.shape", (b, t, i["error_d"]))
         q, rem = (book.index(f"error.split[{k}]", v) for k, v in enumerate(self.split_check))
+        sizes = [book.index(f"error.shape[{k}]", v) for k, v in enumerate((b, t, ed))]
+        error = c("Error: --heads '{}': " + NOT_DIVISIBLE, h, d, h)
+        if str(error) != f"Error: {self.error}":
+            raise RuntimeError(f"the card would misquote the input rules: {self.error}")
         card = error_card(book, [
             ("D 不能被 H 整除：无法拆成多个头", style.MASK),
-            (f"[B, T, D] = {shape}，H = {h}：D ÷ H = {q} 余 {rem}", style.TEXT),
+            (c("[B, T, D] = {}，H = {}：D ÷ H = {} 余 {}", book.coords("error.shape", (b, t, ed)), h, q, rem),
+             style.TEXT),
             ("每头宽度 d = D/H 必须是整数，否则无法把 D 均分给 H 个头", style.MUTED)], [
-            (f"$ python render.py multihead --shape {shape[1:-1].replace(' ', '')} --heads {h}",
-             style.MUTED),
-            (f"Error: {self.error}", style.MASK)])
+            (c("$ python render.py " + self.spec.name + " --shape {},{},{} --heads {}", *sizes, h), style.MUTED),
+            (error, style.MASK)])
         self.play(Appear(card))

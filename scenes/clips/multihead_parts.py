@@ -1,36 +1,42 @@
 """Builders for the multihead clip: one layout of the id tensor, the tracking frames,
 the error card. Every id, index and shape is drawn through the NumberBook."""
+from __future__ import annotations
+
 import math
+from typing import Any, Iterable, Sequence
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, DashedVMobject, Rectangle, ReplacementTransform, RoundedRectangle,
-                   SurroundingRectangle, VGroup)
+from manim import (DOWN, LEFT, RIGHT, UP, Animation, DashedVMobject, Mobject, Rectangle,
+                   ReplacementTransform, RoundedRectangle, SurroundingRectangle, VGroup)
 
 from scenes.kit import style
 from scenes.kit.anim import Appear, Vanish
+from scenes.kit.glyphs import NumberText
 from scenes.kit.layout import content_center, content_width, fit
+from scenes.kit.numbers import NumberBook, Shown
 
 ID_SIZE = 22                 # an id such as e95, in the number font
-CELL_W, CELL_H = 0.6, 0.44   # one cell at scale 1: "e95" plus room
+CELL_W, CELL_H = 0.68, 0.48  # one cell at scale 1: "e95" plus room for the tracking frame
 GAP_X, GAP_Y, BATCH_GAP = 0.35, 0.14, 0.22
 HEADER_PAD = 0.12
+FRAME_BUFF = 0.06          # the outer line of the double frame, outside the cell
 MAX_SCALE = 2.0
 LEGIBLE = 0.95            # ids at this scale read well at 480p
 CARD_PAD = 0.4            # room between the error card's edge and its text
 
 
-def coords_text(book, label, values, open_axes=0):
+def coords_text(book: NumberBook, label: str, values: Sequence[int], open_axes: int = 0) -> Shown:
     """'[0, 1, :, :]': fixed indices recorded, then ':' for each open axis."""
-    parts = [book.index(f"{label}[{k}]", v) for k, v in enumerate(values)] + [":"] * open_axes
-    return "[" + ", ".join(parts) + "]"
+    parts = [book.index(f"{label}[{k}]", v) for k, v in enumerate(values)]
+    return book.compose("[" + ", ".join(["{}"] * len(parts) + [":"] * open_axes) + "]", *parts)
 
 
-def shape_line(book, label, axes, shape):
+def shape_line(book: NumberBook, label: str, axes: Sequence[str], shape: Sequence[int]) -> Shown:
     """'[B, T, H, d] = [1, 3, 2, 2]' with each size recorded."""
-    return f"[{', '.join(axes)}] = {book.coords(label, shape)}"
+    return book.compose("[" + ", ".join(axes) + "] = {}", book.coords(label, shape))
 
 
-def light(text):
+def light(text: Mobject) -> Mobject:
     """Drop the parsed SVG paths a Text keeps after making its points: copies get 5x cheaper."""
     for part in text.family_members_with_points():
         part.path_obj = None
@@ -41,33 +47,35 @@ class TensorView:
     """One layout of the id tensor, in reading order: a group per fixed first two indices
     ('[0, 0, :]' is a row of D ids; '[0, 1, :, :]' a small matrix), groups arranged to fit.
 
-    `glyphs` maps id (and header text) -> its Text; a view copies them, the first one creates them.
-    Not a Mobject itself: add `parts()` to the scene, move ids with `morph`.
+    Each id is a number ("e5", recorded as the id at that index of this layout); `headers`
+    caches the group headers' Text by their words. Not a Mobject itself: add `parts()` to
+    the scene, move ids with `morph`.
     """
 
-    def __init__(self, book, name, ids, glyphs, track=None, marks=None, top=style.CONTENT_TOP,
-                 bottom=style.CONTENT_BOTTOM):
+    def __init__(self, book: NumberBook, name: str, ids: Any, headers: dict, track: int | None = None,
+                 marks: Iterable[int] | None = None, top: float = style.CONTENT_TOP,
+                 bottom: float = style.CONTENT_BOTTOM) -> None:
         """The view fills the content area's width between `top` and `bottom`."""
         self.name, self.ids, self.top, self.bottom = name, np.asarray(ids), top, bottom
         shape = self.ids.shape
-        self.texts, self.boxes, self.header_of = {}, {}, {}
+        self.texts: dict[int, Mobject] = {}
+        self.boxes: dict[int, Rectangle] = {}
+        self.header_of: dict[int, Mobject] = {}
         groups = []
         for i0 in range(shape[0]):
             for i1 in range(shape[1]):
                 sub = np.atleast_2d(self.ids[i0, i1])
                 words = coords_text(book, f"{name}.group[{i0}][{i1}]", (i0, i1), len(shape) - 2)
-                if words not in glyphs:
-                    glyphs[words] = light(book.label(words, color=style.MUTED, size=style.LABEL_SIZE))
-                header = glyphs[words].copy()
+                if str(words) not in headers:
+                    headers[str(words)] = light(book.label(words, color=style.MUTED, size=style.LABEL_SIZE))
+                header = book.register(headers[str(words)].copy(), "label", words)
                 cells = []
                 for idx in np.ndindex(sub.shape):
                     n = int(sub[idx])
                     full = (i0, i1) + (idx if len(shape) == 4 else idx[1:])
-                    text = "e" + book.index(name + "".join(f"[{k}]" for k in full), n)
-                    if n not in glyphs:
-                        glyphs[n] = light(book.label(text, size=ID_SIZE, font=style.NUMBER_FONT))
-                    glyph = glyphs[n].copy()
-                    self.texts[n] = glyph
+                    label = name + "".join(f"[{k}]" for k in full)
+                    shown = book.compose("e{}", book.index(label, n))
+                    self.texts[n] = book.register(NumberText(str(shown), size=ID_SIZE), "number", shown, label)
                     self.boxes[n] = Rectangle(width=CELL_W, height=CELL_H, stroke_color=style.GRID_LINE,
                                               stroke_width=1.5)
                     self.header_of[n] = header
@@ -80,7 +88,7 @@ class TensorView:
             self.texts[track].set_color(style.TRACK)
             self.header_of[track].set_color(style.TRACK)
 
-    def _plan(self, groups, per_batch):
+    def _plan(self, groups: list, per_batch: int) -> tuple:
         """The arrangement (header side, groups per row) that lets the cells be largest."""
         rows, cols = groups[0][2]
         hw = max(g[1].width for g in groups)
@@ -102,7 +110,7 @@ class TensorView:
         good = min(0.9 * max(p[0] for p in plans), LEGIBLE)
         return min((p for p in plans if p[0] >= good), key=lambda p: (p[2], -p[0]))
 
-    def _arrange(self, groups, per_batch):
+    def _arrange(self, groups: list, per_batch: int) -> float:
         _, side, n_cols, bw, bh, hw = self._plan(groups, per_batch)
         rows_per_batch = per_batch // n_cols if per_batch % n_cols == 0 else None
         whole = VGroup()
@@ -130,24 +138,24 @@ class TensorView:
         self.box_group = VGroup(*self.boxes.values())
         return whole.width / natural
 
-    def parts(self):
+    def parts(self) -> list[Mobject]:
         return [self.box_group, self.headers, *self.texts.values()]
 
-    def frame(self, n):
+    def frame(self, n: int) -> VGroup:
         """The double frame around element n (the lab's 双线框)."""
         box = self.boxes[n]
         inner = SurroundingRectangle(box, buff=0.0, color=style.TRACK, stroke_width=3)
-        outer = SurroundingRectangle(box, buff=0.07 * self.scale, color=style.TRACK, stroke_width=2)
+        outer = SurroundingRectangle(box, buff=FRAME_BUFF * self.scale, color=style.TRACK, stroke_width=2)
         return VGroup(inner, outer)
 
-    def ghost(self, n):
+    def ghost(self, n: int) -> DashedVMobject:
         """A dashed frame: where element n belongs."""
         rect = SurroundingRectangle(self.boxes[n], buff=0.05 * self.scale, color=style.TRACK,
                                     stroke_width=2)
         return DashedVMobject(rect, num_dashes=16)
 
 
-def morph(old, new, frames=()):
+def morph(old: TensorView, new: TensorView, frames: Iterable[tuple[Mobject, Mobject]] = ()) -> list[Animation]:
     """Move every id from its place in `old` to its place in `new` (and the frames with it)."""
     anims = [Vanish(old.box_group), Vanish(old.headers), Appear(new.box_group), Appear(new.headers)]
     anims += [ReplacementTransform(old.texts[n], new.texts[n]) for n in old.texts]
@@ -155,7 +163,7 @@ def morph(old, new, frames=()):
     return anims
 
 
-def info_lines(book, lines):
+def info_lines(book: NumberBook, lines: Sequence[tuple[str, str]]) -> VGroup:
     """The lines above the tensor: (text, colour) pairs, left-aligned, under the title."""
     group = VGroup(*[book.label(t, color=c, size=style.LABEL_SIZE) for t, c in lines])
     group.arrange(DOWN, aligned_edge=LEFT, buff=0.14)
@@ -163,7 +171,8 @@ def info_lines(book, lines):
     return group.move_to([0, style.CONTENT_TOP, 0], aligned_edge=UP)
 
 
-def error_card(book, lines, terminal):
+def error_card(book: NumberBook, lines: Sequence[tuple[str, str]],
+               terminal: Sequence[tuple[str, str]]) -> VGroup:
     """A red-edged card: the rule broken (lines) and the validator's own message (terminal)."""
     text = VGroup(*[book.label(t, color=c, size=style.BODY_SIZE) for t, c in lines])
     text.arrange(DOWN, aligned_edge=LEFT, buff=0.22)
@@ -173,7 +182,7 @@ def error_card(book, lines, terminal):
     term_box.set_fill(style.NAN_FILL, opacity=0.35)
     body = VGroup(text, VGroup(term_box, term)).arrange(DOWN, aligned_edge=LEFT, buff=0.4)
     fit(body, content_width() - 2 * CARD_PAD)
-    card = RoundedRectangle(corner_radius=0.15, width=body.width + 2 * CARD_PAD, height=body.height + 2 * CARD_PAD,
-                            stroke_color=style.MASK, stroke_width=3)
+    card = RoundedRectangle(corner_radius=0.15, width=body.width + 2 * CARD_PAD,
+                            height=body.height + 2 * CARD_PAD, stroke_color=style.MASK, stroke_width=3)
     card.move_to(body)
     return VGroup(card, body).move_to(content_center())

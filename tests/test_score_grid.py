@@ -246,12 +246,38 @@ def test_equal_scores_give_uniform_weights():
     assert "均匀" in caption and "更集中" not in caption
 
 
+# ---------------------------------------------------------------- the largest inputs
+def test_largest_inputs_page_through_legible_boards():
+    """8x8 X and W with +-100, 1/3 and 0.00001, twelve-character CJK tokens, the largest seed:
+    boards too full for one frame become captioned steps of their own (X, each W, each product;
+    the table, then the scaled grid), column labels are abbreviated, rows keep whole tokens."""
+    from test_contract import proven
+    rng = random.Random(7)
+    pool_x = ["100", "-100", "1/3", "0.00001", "-99.99", "-1/3", "33.3333", "-0.00001"]
+    pool_w = ["0.125", "-0.125", "1/24", "0.00001", "-1/24", "0.1249", "-0.0001"]
+    tab = lambda pool: "; ".join(" ".join(rng.choice(pool) for _ in range(8)) for _ in range(8))
+    names = ["".join(rng.choice(CJK) for _ in range(12)) for _ in range(8)]
+    inputs = inputs_for("score-grid", x=tab(pool_x), wq=tab(pool_w), wk=tab(pool_w), wv=tab(pool_w),
+                        tokens=" ".join(names), seed="2147483647")
+    built, problems = proven("score-grid", inputs)
+    assert problems == [], "\n".join(problems[:20])
+    captions = [c[2] for c in built.scene.captions]
+    assert len(captions) > 4
+    assert "W_Q 把每行从 D_in = 8 维投影到 dₖ = 8 维。" in captions
+    assert any(c.startswith("Q = X W_Q") for c in captions)
+    assert any("本例 dₖ = 8" in c for c in captions)
+    labels = [t for _, t in built.texts]
+    assert all(labels.count(n) >= 2 for n in names)            # X rows and score rows, whole
+    assert any(t.endswith("…") and names[0].startswith(t[:-1]) for t in labels)
+
+
 # ---------------------------------------------------------------- files and bad input
 def test_dry_run_manifest_holds_torchs_scores_for_given_q_k(tmp_path):
     q, k = "1 0 2; 0 1 -1; 1 1 0.5", "0.5 -1 1; 2 0 0; -1 1 1; 0 0 3"
     code, out = cli("score-grid", "--q", q, "--k", k, "--dry-run", "--out", str(tmp_path))
     assert code == 0, out
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["score-grid.numbers.json"]
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert "score-grid.numbers.json" in names and not any(n.endswith((".mp4", ".png")) for n in names)
     m = manifest(tmp_path / "score-grid.numbers.json")
     shown = {r["label"]: r["value"] for r in m["numbers"]}
     expected = t64([[1, 0, 2], [0, 1, -1], [1, 1, 0.5]]) @ t64([[0.5, -1, 1], [2, 0, 0], [-1, 1, 1],

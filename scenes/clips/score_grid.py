@@ -8,9 +8,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for plain `manim
 import numpy as np
 from manim import DOWN, RIGHT, UL, UP, FadeIn, LaggedStart, Transform, VGroup, Write
 
-from scenes.clips.score_grid_parts import (WIDTH, Pages, align_columns, axis_names, batches,
-                                           falk, grid_decimals, grouped_bars, labelled_grid, legend,
-                                           role_grid, row_caption, same_columns, upright_columns,
+from scenes.clips.score_grid_parts import (FULL_SCALE, MIN_SCALE, WIDTH, Pages, align_columns,
+                                           axis_names, batches, column_labels, falk, grid_decimals,
+                                           grouped_bars, labelled_grid, legend, place_bars, role_grid,
+                                           row_caption, same_columns, set_columns, short_names,
                                            variance_table)
 from scenes.compute import scores as compute
 from scenes.kit import style
@@ -183,36 +184,49 @@ class ScoreGrid(Pages, ClipScene):
             for runs in ([grids], batches(grids, WIDTH, 5.9, 0.6), [[g] for g in grids])]
         self.turn_pages(self.plan(options), lambda m: self.play(Appear(m), run_time=0.6))
 
-    # -- step 2: QK^T
+    # -- steps 2 and 3: QK^T and its scaled form as heat grids
     def score_heat(self, name, values, low_high):
+        """The grid (column labels set by each layout: whole or abbreviated), its legend and the
+        two sets of column labels."""
         decimals = grid_decimals(values)
         grid = labelled_grid(self.book, name, values, decimals, heat="scores",
-                             row_labels=self.q_names, col_labels=self.k_names,
-                             row_color=style.QUERY, col_color=style.KEY)
+                             row_labels=self.q_names, row_color=style.QUERY)
         bar = legend(self.book, f"{name}_legend", *low_high, decimals)
         corner = VGroup(self.book.label("键 →", color=style.KEY, size=style.LABEL_SIZE),
                         self.book.label("查询 ↓", color=style.QUERY, size=style.LABEL_SIZE))
-        upright_columns(grid)
         corner.arrange(DOWN, buff=0.08, aligned_edge=RIGHT).next_to(grid.box_group, UL, buff=0.12)
         grid.add(corner)
         grid.corner = corner
-        return grid, bar
+        return grid, bar, self.columns()
+
+    def columns(self):
+        """Whole key names, and abbreviated ones when some are long."""
+        short = short_names(self.book, self.k_names)
+        whole = column_labels(self.book, self.k_names, style.KEY)
+        same = all(a is b for a, b in zip(short, self.k_names))
+        return [whole] if same else [whole, column_labels(self.book, short, style.KEY)]
 
     def fill_scores(self):
         r, book = self.result, self.book
         square = "[T, T]" if r.scores.shape[0] == r.scores.shape[1] else "[T_q, T_k]"
         caption = ("QKᵀ 是 " + square + "：第 i 行第 j 列 = qᵢ · kⱼ；行是查询，列是键。",)
-        grid, bar = self.score_heat("scores", r.scores, r.scores_range)
+        grid, bar, labels = self.score_heat("scores", r.scores, r.scores_range)
         head = book.math(r"S_{ij} = q_i \cdot k_j = \sum_r q_{i,r}\, k_{j,r}", size=36)
         tag = VGroup(book.math(r"QK^\top", color=style.ACCENT),
                      book.label(book.coords("scores.shape", r.scores.shape), size=style.LABEL_SIZE,
                                 color=style.ACCENT)).arrange(RIGHT, buff=0.15)
-        body = VGroup(VGroup(grid, tag).arrange(DOWN, buff=0.25), bar).arrange(RIGHT, buff=0.5)
-        options = [[(caption, lambda s: VGroup(head, body).arrange(DOWN, buff=0.3 * s))],
-                   [(caption, lambda s: VGroup(body))]]       # the caption states the formula
-        plan = self.plan(options)
+
+        def body(cols, s):
+            set_columns(grid, cols, s)
+            return VGroup(VGroup(grid, tag).arrange(DOWN, buff=0.25 * s), bar).arrange(RIGHT, buff=0.5 * s)
+        options, needs = [], []
+        for n, cols in enumerate(labels):       # the caption states the formula when it is left out
+            options += [[(caption, lambda s, c=cols: VGroup(head, body(c, s)).arrange(DOWN, buff=0.3 * s))],
+                        [(caption, lambda s, c=cols: VGroup(body(c, s)))]]
+            needs += [FULL_SCALE if n + 1 < len(labels) else MIN_SCALE] * 2
+        plan = self.plan(options, needs=needs)
         self.turn_pages(plan, lambda m: None)
-        if plan[0] is options[0]:
+        if any(plan[0] is o for o in options[::2]):
             self.play(Write(head))
         self.play(Appear(grid.row_labels), Appear(grid.col_labels), Appear(tag), Appear(grid.corner))
         for i in range(grid.n_rows):
@@ -220,7 +234,6 @@ class ScoreGrid(Pages, ClipScene):
                                   lag_ratio=0.25), run_time=0.45)
         self.play(Appear(bar))
 
-    # -- step 3: the variance argument and the scaled grid
     def scaling(self):
         r, book = self.result, self.book
         v = r.variance
@@ -232,14 +245,21 @@ class ScoreGrid(Pages, ClipScene):
         left = VGroup(table, note).arrange(DOWN, buff=0.3)
         scale = book.fmt("scale", r.scale)
         root = book.math(r"\sqrt{d_k} = \sqrt{@} = @", d_k, scale, color=style.TRACK, size=36)
-        grid, bar = self.score_heat("scaled", r.scaled, r.scaled_range)
+        grid, bar, labels = self.score_heat("scaled", r.scaled, r.scaled_range)
         tag = book.math(r"QK^\top / \sqrt{d_k}", color=style.ACCENT)
-        right = VGroup(root, VGroup(VGroup(grid, tag).arrange(DOWN, buff=0.25), bar)
-                       .arrange(RIGHT, buff=0.4)).arrange(DOWN, buff=0.3)
         then = ("每个分数除以 √dₖ = {}：缩放后的分数网格，行仍是查询，列仍是键。", scale)
-        plan = self.plan([[(caption, lambda s: VGroup(left, right).arrange(RIGHT, buff=0.7 * s))],
-                          [(caption, lambda s: VGroup(left), 1.3), (then, lambda s: VGroup(right))]])
-        self.turn_pages(plan, lambda m: self.show_scaling(m, left),
+
+        def right(cols, s):
+            set_columns(grid, cols, s)
+            return VGroup(root, VGroup(VGroup(grid, tag).arrange(DOWN, buff=0.25 * s), bar)
+                          .arrange(RIGHT, buff=0.4 * s)).arrange(DOWN, buff=0.3 * s)
+        one = [[(caption, lambda s, c=cols: VGroup(left, right(c, s)).arrange(RIGHT, buff=0.7 * s))]
+               for cols in labels]                  # one board: whole names, then abbreviated
+        two = [[(caption, lambda s: VGroup(left), 1.3), (then, lambda s, c=cols: VGroup(right(c, s)))]
+               for cols in labels]                  # the table, then the scaled grid
+        options = one + two
+        needs = [FULL_SCALE] * (len(options) - 1) + [MIN_SCALE]
+        self.turn_pages(self.plan(options, needs=needs), lambda m: self.show_scaling(m, left),
                         first=self.retitle)
 
     def retitle(self):
@@ -270,17 +290,20 @@ class ScoreGrid(Pages, ClipScene):
                 ("weights_raw", r.weights_raw, 4, "softmax(q·k)", style.MUTED),
                 ("weights_scaled", r.weights_scaled, 4, "softmax(q·k/√dₖ)", style.ACCENT)]
         grids = [labelled_grid(book, n, vals[None, :], d, row_labels=[lab], row_color=c,
-                               col_labels=self.k_names if n == "row.scores" else None,
-                               col_color=style.KEY, heat="weights" if n.startswith("weights") else None)
+                               heat="weights" if n.startswith("weights") else None)
                  for n, vals, d, lab, c in rows]
         table = align_columns(grids, buff=0.12)
-        upright_columns(grids[0])
-        bars = grouped_bars(grids[0], [r.weights_raw, r.weights_scaled], [style.MUTED, style.ACCENT])
+        bars = grouped_bars([r.weights_raw, r.weights_scaled], [style.MUTED, style.ACCENT], len(r.k))
         query = book.text("查询 {}", name, color=style.QUERY, size=style.BODY_SIZE)
         line = book.text("最大权重：不缩放 {}　→　缩放后 {}", *peaks, color=style.TEXT)
-        whole = VGroup(query, VGroup(bars, table), line)
-        plan = self.plan([[(row_caption(book, r, name, peaks),
-                            lambda s: whole.arrange(DOWN, buff=0.3 * s))]])
+        caption = row_caption(book, r, name, peaks)
+
+        def board(cols, s):
+            place_bars(bars, set_columns(grids[0], cols, s), s)
+            return VGroup(VGroup(query, VGroup(bars, table), line).arrange(DOWN, buff=0.3 * s))
+        labels = self.columns()
+        plan = self.plan([[(caption, lambda s, c=cols: board(c, s))] for cols in labels],
+                         needs=[FULL_SCALE] * (len(labels) - 1) + [MIN_SCALE])
         self.turn_pages(plan, lambda m: None)
         self.play(Appear(query), Appear(grids[0]), Appear(grids[1]))
         self.play(Appear(grids[2]), Appear(grids[3]))

@@ -3,6 +3,7 @@ column-aligned number rows, grouped bars and the page planner that keeps every n
 legible. Numbers only through the NumberBook."""
 from __future__ import annotations
 
+import unicodedata
 from typing import Sequence
 
 import numpy as np
@@ -13,7 +14,9 @@ from scenes.kit.anim import Vanish
 from scenes.kit.grids import MatrixGrid, heat_color
 from scenes.kit.numbers import NumberBook, Shown
 
-MIN_SCALE = 0.6      # numbers (0.267 units tall at full size) stay above the contract's 0.15
+MIN_SCALE = 0.6      # keeps every number above the contract's least height
+FULL_SCALE = 0.8     # below this, long column labels are abbreviated (the rows keep them whole)
+SHORT_NAME = 7       # an abbreviated column label: this many half-widths, the ellipsis included
 SHORT = 7            # a grid's numbers aim at this many characters (fewer decimals when large)
 WIDTH = 13.2         # the width a drawing may take
 
@@ -77,12 +80,39 @@ def same_columns(*groups: VGroup) -> None:
         g.tag.next_to(grid.box_group, g.side, buff=0.15)
 
 
-def upright_columns(grid: MatrixGrid) -> MatrixGrid:
-    """Turn column labels wider than their cell a quarter turn, so neighbours never touch."""
+def short_names(book: NumberBook, names: Sequence[Shown]) -> list[Shown]:
+    """Long token labels cut to SHORT_NAME half-widths with an ellipsis (names q0, k1 stay)."""
+    half = lambda ch: 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+    out = []
+    for name in names:
+        if sum(map(half, name)) <= SHORT_NAME:
+            out.append(name)
+            continue
+        cut, used = "", 0
+        for ch in name:
+            if used + half(ch) > SHORT_NAME - 1:
+                break
+            cut, used = cut + ch, used + half(ch)
+        out.append(book.user_text(cut + "…"))
+    return out
+
+
+def column_labels(book: NumberBook, names: Sequence[Shown], color: str) -> list[Mobject]:
+    return [book.label(name, color=color, size=style.LABEL_SIZE) for name in names]
+
+
+def set_columns(grid: MatrixGrid, labels: Sequence[Mobject], s: float = 1.0) -> MatrixGrid:
+    """Put `labels` over the grid's columns (replacing any), all a quarter turn up when one is
+    wider than its cell, so that neighbours never touch. Safe to call again."""
+    grid.col_labels.remove(*list(grid.col_labels.submobjects))
     width = grid.boxes[0][0].width
-    if any(lab.width > width * 0.92 for lab in grid.col_labels):
-        for j, lab in enumerate(grid.col_labels):
-            lab.rotate(PI / 2).next_to(grid.boxes[0][j], UP, buff=0.12)
+    turn = any((lab.height if getattr(lab, "turned", False) else lab.width) > width * 0.92
+               for lab in labels)
+    for j, lab in enumerate(labels):
+        if turn != getattr(lab, "turned", False):
+            lab.rotate(PI / 2 if turn else -PI / 2)
+            lab.turned = turn
+        grid.col_labels.add(lab.next_to(grid.boxes[0][j], UP, buff=(0.12 if turn else 0.15) * s))
     return grid
 
 
@@ -115,21 +145,28 @@ def align_columns(grids: Sequence[MatrixGrid], buff: float = 0.0) -> VGroup:
     return VGroup(*grids)
 
 
-def grouped_bars(grid: MatrixGrid, series, colors, height: float = 1.8) -> VGroup:
-    """Bars over each column of `grid`: one per series, side by side, tallest = height."""
+def grouped_bars(series, colors, n_cols: int, height: float = 1.8) -> VGroup:
+    """Bars for each column: one per series, side by side, the tallest `height` (place_bars
+    puts them over a grid's columns)."""
     top = max(float(np.max(s)) for s in series) or 1.0
-    width = grid.boxes[0][0].width
-    bar_w = width * 0.8 / len(series)
-    floor = max([grid.box_group.get_top()[1]] + [lab.get_top()[1] for lab in grid.col_labels]) + 0.15
     group = VGroup()
-    for j in range(grid.n_cols):
-        base = np.array([grid.boxes[0][j].get_x(), floor, 0.0])
+    for j in range(n_cols):
         for n, (values, color) in enumerate(zip(series, colors)):
-            bar = Rectangle(width=bar_w, height=max(float(values[j]), 0.0) / top * height + 1e-3,
+            bar = Rectangle(width=0.3, height=max(float(values[j]), 0.0) / top * height + 1e-3,
                             fill_color=color, fill_opacity=0.9, stroke_width=0)
-            offset = (n - (len(series) - 1) / 2) * bar_w
-            group.add(bar.move_to(base + RIGHT * offset, aligned_edge=DOWN))
+            bar.col, bar.offset, bar.share = j, n - (len(series) - 1) / 2, 0.8 / len(series)
+            group.add(bar)
     return group
+
+
+def place_bars(bars: VGroup, grid: MatrixGrid, s: float = 1.0) -> VGroup:
+    """Stand the bars on the grid's column labels, each group over its column."""
+    width = grid.boxes[0][0].width
+    floor = max([grid.box_group.get_top()[1]] + [lab.get_top()[1] for lab in grid.col_labels]) + 0.15 * s
+    for bar in bars:
+        bar.stretch_to_fit_width(width * bar.share)
+        bar.move_to([grid.boxes[0][bar.col].get_x() + bar.offset * bar.width, floor, 0], aligned_edge=DOWN)
+    return bars
 
 
 def variance_table(book: NumberBook, v, own: int) -> VGroup:
@@ -199,15 +236,15 @@ class Pages:
     VGroup, most is the largest scale the page may take (one by default).
     """
 
-    def plan(self, options, top: float = style.CONTENT_TOP, most: float = 1.0):
-        """The first plan whose pages all fit at MIN_SCALE or more (else the last one):
+    def plan(self, options, top: float = style.CONTENT_TOP, most: float = 1.0, needs=None):
+        """The first plan whose pages all fit at its need (MIN_SCALE by default) or more, else the last:
         (pages, scales, bottom): each page at its own scale, in the content area above a
         caption of one or two lines (style.CONTENT_BOTTOM)."""
         bottom = style.CONTENT_BOTTOM
-        for pages in options:
+        for pages, need in zip(options, needs or [MIN_SCALE] * len(options)):
             scales = [min(natural_scale(page[1](1.0), WIDTH, top - bottom), page[2] if len(page) > 2
                           else most) for page in pages]
-            if min(scales) >= MIN_SCALE:
+            if min(scales) >= need:
                 break
         return pages, scales, bottom
 

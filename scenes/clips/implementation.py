@@ -152,6 +152,20 @@ class Implementation(ClipScene):
             self.step("一个 Linear(D, {}D) 同时算出 Q、K、V，chunk 切成 {} 份，view 与 transpose 拆成 {} 个头，"
                       "每头宽 d = {}（k、v 同样拆）。", self.const("qkv_factor", c.QKV_FACTOR),
                       self.const("chunks", c.CHUNKS), heads, self.book.index("shape.head_dim", s.head_dim))
+        book = self.book
+        self.narrate("按刚才的形状变化对照配套代码 core.py 的 Attention：__init__ 把三份投影合成一个 "
+                     "Linear(D, {}D, bias=False)，并用 triu(diagonal={}) 存下标出未来位置的布尔缓冲区；"
+                     "forward 的 cache 参数留到第 {} 章，不传就是本章的普通因果注意力。"
+                     "qkv(x) 的形状是 {}，chunk 沿最后一维切成 {} 份，每份 {}。",
+                     self.const("qkv_factor", c.QKV_FACTOR), self.const("diagonal", c.DIAGONAL),
+                     book.index("chapter.cache", c.CACHE_CHAPTER), self.shape("qkv"), book.index("shape.chunks", c.CHUNKS),
+                     self.shape("q"))
+        if self.inputs["heads"] == 1:
+            self.narrate("只有一个头，view 和 transpose 只加出一个长度为 {} 的头轴，得到 {}，每头宽 d 就是 D，等于 {}。",
+                         heads, self.shape("heads"), book.index("shape.head_dim", s.head_dim))
+        else:
+            self.narrate("view 再把它拆成 {} 个头，transpose 交换位置轴和头轴，得到 {}，每头宽 d = {}。",
+                         heads, self.shape("heads"), book.index("shape.head_dim", s.head_dim))
         self.play(Appear(self.listing.codes), run_time=0.8)
         self.walk(range(1, 9))
 
@@ -163,6 +177,13 @@ class Implementation(ClipScene):
         else:
             self.step("分数 q @ kᵀ 只乘最后两轴，得到 {}；T = {} 时掩码里没有未来位置可遮，softmax 照常按行归一。",
                       self.shape("scores"), self.book.index("shape.mask[0]", s.mask[0]))
+        self.narrate("分数 q 乘 k 的转置只作用在最后两轴，批次和头两轴原样保留，再除以 d 的平方根，得到 {}："
+                     "每个批次、每个头各有一张 T 乘 T 的表。mask 从 future 缓冲区截出前 T 行、前 T 列，形状 {}。"
+                     + ("masked_fill 把未来位置填成负无穷，每张表里遮住 {} 个；softmax 沿最后一维归一化，"
+                        "被遮住的位置得到零概率，剩下的位置自动重新归一化。" if s.masked else
+                        "T = {} 时只有对角线，没有未来位置可遮；softmax 照常沿最后一维归一化。"),
+                     self.shape("scores"), self.shape("mask"),
+                     self.book.index("masked", s.masked) if s.masked else self.book.index("shape.mask[0]", s.mask[0]))
         self.walk(range(9, 13))
 
     def merge(self) -> None:
@@ -172,6 +193,15 @@ class Implementation(ClipScene):
         else:
             self.step("a @ v 把每个头的权重作用到 V 上，得到 {}；transpose 换回、reshape 合并成 {}，再经输出投影。",
                       self.shape("context"), self.shape("merged"))
+        if self.inputs["heads"] == 1:
+            self.narrate("a 乘 v 用权重混合可见位置的值，得到上下文 {}。只有一个头，换回与合并只是去掉头轴，得到 {}。"
+                         "最后 self.proj 这个输出投影给出 {}，与输入同宽。",
+                         self.shape("context"), self.shape("merged"), self.shape("out"))
+        else:
+            self.narrate("a 乘 v 让每个头用自己的权重混合自己的值，得到上下文 {}。transpose 先把头轴和位置轴换回来，"
+                         "得到 {}，reshape 再把最后两维合并成 {}；合并前必须先换回，才能把同一位置的各头拼在一起。"
+                         "最后 self.proj 这个输出投影混合不同头的信息，输出 {}，与输入同宽。",
+                         self.shape("context"), self.shape("back"), self.shape("merged"), self.shape("out"))
         self.walk(range(13, 16))
 
     def d_out(self) -> None:
@@ -185,6 +215,7 @@ class Implementation(ClipScene):
             self.step("同名不同义：早期 Wrapper 的 d_out 指每个头的宽度，MultiHeadAttention 的指总宽度；"
                       "照搬 d_out = {} 输出宽 {} 倍。", book.index("copied.d_out", w.total),
                       book.index("copied.factor", w.factor))
+        self.narrate_d_out(b, t, d_model, heads)
         self.clear_stage()
         self.band = None
         unit = 7.0 / w.copied
@@ -218,6 +249,26 @@ class Implementation(ClipScene):
             self.play(Appear(block), run_time=0.6)
             self.wait(0.3)
 
+    def narrate_d_out(self, b: int, t: int, d_model: int, heads: int) -> None:
+        """The two meanings of d_out, said with the widths the bars show."""
+        book, w = self.book, self.result.widths
+        wrapper_out = book.coords("wrapper.shape", (b, t, heads * w.head_dim))
+        if heads == 1:
+            self.narrate("上游最早的 MultiHeadAttentionWrapper 拼接多个独立的头，d_out 指每个头的宽度；"
+                         "后来的 MultiHeadAttention 一次投影再拆头，d_out 指所有头的总宽度。"
+                         "只有一个头时两者相同，都是 {}，三种写法的输出都是 {}。"
+                         "头数一多，这两个同名参数就不再指同一个宽度，照搬前要核对形状。",
+                         book.index("wrapper.d_out", w.head_dim), wrapper_out)
+            return
+        self.narrate("上游最早的 MultiHeadAttentionWrapper 实例化多个独立的头再拼接，d_out 指每个头的宽度："
+                     "{} 个头各输出 {}，拼接后是 {}。后来的 MultiHeadAttention 中 d_out 指所有头的总宽度 {}，"
+                     "一次投影后拆成 {} 个头。这两个参数虽然同名，指的却不是同一个宽度；"
+                     "若把 d_out = {} 直接照搬给 Wrapper，输出就变成 {}，宽度扩大 {} 倍。",
+                     book.index("wrapper.heads", heads), book.index("wrapper.d_out", w.head_dim), wrapper_out,
+                     book.index("mha.d_out", w.total), book.index("mha.heads", heads),
+                     book.index("copied.d_out", w.total), book.coords("copied.shape", (b, t, heads * w.total)),
+                     book.index("copied.factor", w.factor))
+
     def sdpa(self) -> None:
         book, chk, c = self.book, self.result.check, compute
         forward = book.fmt("sdpa.forward", chk.forward, digits(chk.forward))
@@ -230,6 +281,19 @@ class Implementation(ClipScene):
                       forward, grad, bits)
         else:
             self.step("手写注意力与 PyTorch SDPA 相差 {}（梯度 {}），超出 float{} 的舍入误差。", forward, grad, bits)
+        self.narrate("主检查脚本直接比较手写注意力和 PyTorch SDPA：Q、K、V 形状 {}，"
+                     "torch.float{}，随机种子 {}，两条路线用同一个上游梯度反向传播。",
+                     book.coords("sdpa.shape", chk.shape), bits, book.index("seed", self.inputs["seed"]))
+        if grad is None:
+            self.narrate("前向输出和对 Q、K、V 的梯度，最大差都恰为 {}，两种实现给出完全相同的数。", forward)
+        elif max(chk.forward, chk.grad) < PRECISION:
+            self.narrate("前向最大差 {}，梯度最大差 {}；作为参照，float{} 的机器精度 eps 是 {}。"
+                         "这些误差说明，在所测的小张量上，两种实现的前向和梯度一致到数值精度范围内。",
+                         forward, grad, bits, book.fmt("sdpa.eps", chk.eps))
+        else:
+            self.narrate("前向最大差 {}，梯度最大差 {}，超出 float{} 的舍入误差；两条路线算出的不是同一个结果，"
+                         "要回头核对掩码、缩放和轴的顺序。", forward, grad, bits)
+        self.narrate("这项检查只在 CPU 上进行，没有测试 GPU 融合内核的结果与性能，也没有测半精度。")
         self.clear_stage()
         code = lines(book, [
             ("# 手写（本章）", style.MUTED),

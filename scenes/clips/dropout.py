@@ -165,8 +165,8 @@ class Dropout(Rows, ClipScene):
         count = book.index("mask_count", len(r.table.masks))
         total = book.fmt("expected_sum", r.table.expected_sum, DECIMALS)
         if r.mode == "eval":
-            self.step("有效 p = {}：全部 {} 个掩码中只有全保留的概率为 {}，行和期望为 {}。", book.fmt("p_eff", r.p_eff, 0),
-                      count, book.fmt("table[0].prob", r.table.probs[0], DECIMALS), total)
+            self.step("有效 p = {}：只有全保留的掩码概率为 {}，行和期望为 {}。", book.fmt("p_eff", r.p_eff, 0),
+                      book.fmt("table[0].prob", r.table.probs[0], DECIMALS), total)
         else:
             self.step("全部 {} 个掩码按概率加权：每项的期望等于原权重，行和的期望为 {}。", count, total)
         self.clear_stage()

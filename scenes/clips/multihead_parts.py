@@ -18,7 +18,7 @@ from scenes.kit.numbers import NumberBook, Shown
 ID_SIZE = 22                 # an id such as e95, in the number font
 CELL_W, CELL_H = 0.68, 0.48  # one cell at scale 1: "e95" plus room for the tracking frame
 GAP_X, GAP_Y, BATCH_GAP = 0.35, 0.14, 0.22
-HEADER_PAD = 0.12
+HEADER_PAD = 0.18          # header to its cells: clear of the tracking frame
 FRAME_BUFF = 0.06          # the outer line of the double frame, outside the cell
 MAX_SCALE = 2.0
 LEGIBLE = 0.95            # ids at this scale read well at 480p

@@ -244,6 +244,8 @@ def test_sampling_sentence_follows_the_draws():
     gap = [oracle(inputs)[f"gap[{j}]"] for j in (0, 7)]
     said = captions(build("dropout", inputs))[3]
     assert ("越接近原权重" in said) == (gap[1] < gap[0]), said
+    stuck = build("dropout", inputs_for("dropout", weights="0 0 1", p="0.5", seed="2", samples="2"))
+    assert "2 次采样后，逐项平均与原权重最多相差 1.0000" in captions(stuck)[3]   # kept twice: 2, 2
 
 
 # ---------------------------------------------------------------- the largest inputs

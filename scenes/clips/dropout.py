@@ -196,7 +196,8 @@ class Dropout(Rows, ClipScene):
         elif r.checkpoint_gaps[-1] < r.checkpoint_gaps[0]:
             self.step("按 nn.Dropout 的语义随机抽取掩码：采样越多，逐项平均越接近原权重。")
         else:
-            self.step("按 nn.Dropout 的语义随机抽取掩码：期望是原权重，但 {} 次采样的平均仍有偏差。", last)
+            gap = book.fmt(f"gap[{len(r.checkpoints) - 1}]", r.checkpoint_gaps[-1], MEAN_DECIMALS)
+            self.step("按 nn.Dropout 的语义随机抽取掩码：{} 次采样后，逐项平均与原权重最多相差 {}。", last, gap)
         self.clear_stage()
         listed = min(len(r.sample_sums), compute.SHOWN)
         what = "前 {} 次采样" if listed < len(r.sample_sums) else "全部 {} 次采样"

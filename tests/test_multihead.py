@@ -166,7 +166,7 @@ def test_largest_shape_keeps_the_contract_and_the_oracle(heads, track):
 
 
 @pytest.mark.parametrize("shape, heads, track", [
-    ("1,1,1", 1, "e0"),          # one element: nothing to reorder
+    ("1,1,1", 1, "e0"),          # one element: nothing to reorder, not even the shape
     ("2,4,4", 4, "e13"),         # d = 1
     ("2,1,12", 3, "e20"),        # T = 1: transpose keeps the order
 ])
@@ -193,6 +193,12 @@ def test_an_element_that_stays_is_said_to_stay():
     notes = [it["text"] for it in built.scene.layout[4]["items"]]
     assert "e95：碰巧仍在 [1, 3, 11]" in notes and not any("虚线框" in n for n in notes)
     assert captions(built_with(track="e11"))[4] == "对照：不换回就直接 reshape，e11 碰巧不动，别的元素却错了位。"
+
+
+def test_one_head_and_one_position_keep_even_the_shape():
+    notes = [it["text"] for it in built_with(shape="1,1,1", heads=1, track="e0", wrong_merge=True, error_d=11,
+                                             error_heads=4).scene.layout[2]["items"]]
+    assert "H = 1、T = 1：transpose 不改变元素的先后顺序，形状也不变" in notes
 
 
 def test_equal_t_and_h_are_said_to_keep_the_coordinates():

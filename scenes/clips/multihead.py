@@ -181,8 +181,10 @@ class Multihead(ClipScene):
                     book.coords("score_shape", r.score_shape)), style.TEXT),
                  (c("{}：{} → {}" + swap + "；每组 [b, h, :, :] 是一个头的 [T, d]", self.eid(),
                     self.at("split"), self.at("transposed")), style.TRACK)]
-        if self.keeps_order():
-            lines.append((c("{}：transpose 不改变元素的先后顺序，只改变分组", self.unit_axes()), style.MUTED))
+        if self.keeps_order():      # with both axes of length one, not even the groups change
+            regroups = r.layouts["split"].shape != r.layouts["transposed"].shape
+            lines.append((c("{}：transpose 不改变元素的先后顺序" + ("，只改变分组" if regroups else "，形状也不变"),
+                            self.unit_axes()), style.MUTED))
         self.show("transposed", lines)
 
     def merge_heads(self) -> None:

@@ -30,8 +30,8 @@ STACK_ROOM = 0.15     # stacked grids keep this far from the title and caption b
 
 def places(values: Any, widest: int = 7) -> int:
     """Decimals for a grid: the fewest that show every value exactly (0, 1, 2 or else 4),
-    cut while the widest drawn value is longer than `widest` characters (12345.6789 -> 12346).
-    Where some value is longer at every cut (a tiny one drawn 1.000e−05), the cells are that
+    cut while the widest drawn value is longer than `widest` characters (five decimals cut to none).
+    Where some value is longer at every cut (a tiny one in the scientific form), the cells are that
     wide anyway: the most decimals that fit in them."""
     arr = np.asarray(values, float).ravel()
     arr = arr[np.isfinite(arr)]
@@ -46,7 +46,7 @@ def places(values: Any, widest: int = 7) -> int:
 
 def flush(values: Any) -> np.ndarray:
     """Magnitudes below TINY drawn as 0: their scientific form with a three-digit exponent
-    (−2.669e−108) is longer than a drawn number may be, and at four decimals they read 0."""
+    (a tiny scientific one) is longer than a drawn number may be, and at four decimals they read 0."""
     arr = np.array(values, float)
     arr[np.abs(arr) < TINY] = 0.0
     return arr

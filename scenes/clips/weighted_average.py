@@ -7,9 +7,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for plain `manim
 import numpy as np
 from manim import DOWN, RIGHT, Create, FadeIn, GrowArrow, Mobject, NumberPlane, VGroup, Write, config
 
-from scenes.clips.weighted_average_parts import (GAP, Table, arrangement, arrow, cell_width, flush, heat_cells, label_cols,
-                                                 label_rows, place_tags, places, plane_for, weight_bars,
-                                                 STACK_ROOM)
+from scenes.clips.weighted_average_parts import (GAP, STACK_ROOM, Table, arrangement, arrow, cell_width, flush,
+                                                 heat_cells, label_cols, label_rows, place_tags, places,
+                                                 plane_for, weight_bars)
 from scenes.compute import average as compute
 from scenes.kit import style
 from scenes.kit.anim import Appear
@@ -105,7 +105,7 @@ class WeightedAverage(ClipScene):
     def show_inputs(self) -> None:
         r, book = self.result, self.book
         n_rows, n_cols = r.x.shape
-        count, query = self.count("rows", n_rows), self.name(r.query)
+        count, query = self.count("rows", n_rows), (self.keyed if self.long else self.name)(r.query)
         if self.planar():
             self.step("{}个输入向量：既是平面上的箭头，也是矩阵 X 的行；查询取 {}。", count, query)
         else:
@@ -132,7 +132,7 @@ class WeightedAverage(ClipScene):
 
     def dot_products(self) -> None:
         r, book = self.result, self.book
-        query = self.name(r.query)
+        query = self.short(r.query)
         self.step("查询 {} 与每个向量逐分量相乘再相加，得到点积分数。", query)
         self.clear_stage()
         products = MatrixGrid(book, "products", r.products, places(r.products))
@@ -219,7 +219,7 @@ class WeightedAverage(ClipScene):
         d = places(np.concatenate([r.parts.ravel(), r.output]))
         n = self.count("rows", len(r.x))
         if r.picked is not None:
-            pick = self.name(r.picked)
+            pick = self.short(r.picked)
             self.step("{} = Σ αⱼ xⱼ：分数相差悬殊，权重几乎全给了 {}，{} 几乎就是 {}。", z, pick, z, pick)
         elif r.equal:
             self.step("{} = Σ αⱼ xⱼ：权重全相等，{} 就是{}个向量的平均。", z, z, n)

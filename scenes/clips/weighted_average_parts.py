@@ -167,10 +167,11 @@ def heat_cells(values: Any, width: float, height: float) -> VGroup:
 # ---------------------------------------------------------------- the plane
 def plane_for(points: np.ndarray) -> NumberPlane:
     """A plane just big enough for the points, without tick numbers (any scale reads)."""
-    span = float(np.abs(points).max()) if np.size(points) else 0.0
-    span = span * MARGIN if span > 0 else 1.0
+    reach = float(np.abs(points).max()) if np.size(points) else 0.0
+    reach = reach if reach > 0 else 1.0
+    span, lines = reach * MARGIN, reach / 2          # grid lines at half and all of the reach
     unit = PLANE_HALF / span
-    return NumberPlane(x_range=[-span, span, span / 2], y_range=[-span, span, span / 2],
+    return NumberPlane(x_range=[-span, span, lines], y_range=[-span, span, lines],
                        x_length=2 * span * unit, y_length=2 * span * unit,
                        background_line_style={"stroke_color": style.GRID_LINE, "stroke_opacity": 0.5})
 

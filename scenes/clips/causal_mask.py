@@ -129,7 +129,7 @@ class CausalMask(ClipScene):
         weights, names, link = side_by_side([a, sums], buff=0.15), RowNames(book, a, self.query_names, style.QUERY), arrow(book)
         group, ways = linked(m, link, weights, names)
         page = VGroup(*[p for p in (top, group, note) if p is not None])
-        best(page, [lambda w=w: (w(), page.arrange(DOWN, buff=0.45)) for w in ways])
+        best(page, [lambda w=w: (w(), page.arrange(DOWN, buff=0.45)) for w in ways], legible(book, page))
         intro = [[Write(top)]] if top is not None else []
         ending = [[Appear(note)]] if note is not None else []
         if fits(book, page):
@@ -158,18 +158,20 @@ class CausalMask(ClipScene):
         if len(s.q[t]) <= NARROW:
             query = book.text("当前查询 {} = {}", self.qname(), vector_text(book, f"q[{t}]", s.q[t]),
                               color=style.QUERY)
-        else:
-            query = line(book, f"q[{t}]", s.q[t], decimals=style.decimals_for(s.q[t]), row_color=style.QUERY,
-                         row_labels=[book.compose("当前查询 {} =", self.qname())])
+        else:                      # a wide query: its numbers in a row of cells, its name above
+            query = line(book, f"q[{t}]", s.q[t], decimals=style.decimals_for(s.q[t]),
+                         header=book.compose("当前查询 {}", self.qname()), header_color=style.QUERY)
         scale = (book.compose("÷ √dₖ = ÷ {}", book.fmt("scale", s.scale)) if i["scale"] else book.compose("未缩放"))
         total = book.compose("Σ A = {}", book.fmt(f"row_sums[{t}]", s.row_sums[t]))
         seen = book.text("{}    可见的键 {} / {}    {}", scale, book.index(f"visible[{t}]", s.visible[t]),
                          book.index("keys", len(s.k)), total, size=style.LABEL_SIZE, color=style.MUTED)
         lost = np.isnan(s.weights[t]).any()
-        note = (book.label("这一行的键全被遮住（全为 −∞）：softmax 没有可分配的键，得到 NaN，输出也是 NaN。",
+        note = (book.label("这一行的键全被遮住：softmax 得到 NaN，输出也是 NaN。",
                            size=style.LABEL_SIZE, color=style.MASK) if lost else VGroup())
+        name, wide = book.compose("z{} = Σ Aⱼ vⱼ", self.qindex()), len(s.output[t]) > NARROW
         out = line(book, f"output[{t}]", s.output[t], decimals=style.decimals_for(s.output[t]),
-                   row_labels=[book.compose("z{} = Σ Aⱼ vⱼ", self.qindex())], row_color=style.ACCENT)
+                   row_labels=None if wide else [name], row_color=style.ACCENT,
+                   header=name if wide else None, header_color=style.ACCENT)
         names = RowNames(book, table[0], self.keys, style.KEY)
         names.attach(table[0])
         trial = VGroup(proxy(s.k, style.decimals_for(s.k)), side_by_side(table, buff=0.2),
@@ -211,11 +213,11 @@ class CausalMask(ClipScene):
                      row_color=style.QUERY, header="P = softmax(S)", **cols)
         sums = column(book, "post_row_sums", post.row_sums, col_labels=["剩余和" if self.inputs["causal"] else "行和"],
                       col_color=style.ACCENT)
-        if not self.inputs["causal"]:
-            page = side_by_side([probs, sums], buff=0.15)
-            return self.pages([(("掩码关闭时没有未来位置可置零：先 softmax 再置零什么也不改变，P 就是 A。",),
-                                page, [[Appear(page)]])])
         hidden = r.steps.mask != 0
+        if not hidden.any():        # nothing to zero: the two routes are one
+            page = side_by_side([probs, sums], buff=0.15)
+            says = ("掩码关闭时" if not self.inputs["causal"] else "这里") + "没有未来位置可置零：先 softmax 再置零什么也不改变，P 就是 A。"
+            return self.pages([((says,), page, [[Appear(page)]])])
         zeroed = grid(book, "post_zeroed", post.zeroed, hidden=hidden, heat="weights", header="未来置零",
                       header_color=style.MASK, **cols)
         renorm = grid(book, "post_renormalised", post.renormalised, hidden=hidden, heat="weights",
@@ -228,14 +230,14 @@ class CausalMask(ClipScene):
         bottom, bottom_ways = pair(renorm, note, edge=ORIGIN)
         page = VGroup(top, bottom)
         best(page, [lambda a=a, b=b: (a(), b(), page.arrange(DOWN, buff=0.5, aligned_edge=LEFT))
-                    for a in top_ways for b in bottom_ways])
+                    for a in top_ways for b in bottom_ways], legible(book, page))
         start = "另一条路：先 softmax 再把未来置零，" + cut
         if fits(book, page):
             return self.pages([((start + "；" + route + "。", *slots), page,
                                 [[Appear(probs)], [Appear(link), Appear(right)], [Appear(renorm)], [Appear(note)]])])
-        best(bottom, bottom_ways)
+        best(bottom, bottom_ways, legible(book, bottom))
         last = ((route + "。", *slots), bottom, [[Appear(renorm)], [Appear(note)]])
-        best(top, top_ways)
+        best(top, top_ways, legible(book, top))
         if fits(book, top):
             return self.pages([((start + "。",), top, [[Appear(probs)], [Appear(link), Appear(right)]]), last])
         top_ways[1]()
@@ -257,10 +259,9 @@ class CausalMask(ClipScene):
     def causality_check(self):
         r, book, t = self.result, self.book, self.result.track
         on, off = VERDICT[r.verdict_on[t]], VERDICT[r.verdict_off[t]]
-        if on == off == VERDICT["moved"]:
-            caption = ("因果性检查：只改 K、V 的最后一行；{} 本就看得见这一行，有无掩码输出都改变。", self.qname())
-        else:
-            caption = ("因果性检查：只改 K、V 的最后一行；{} 的输出有掩码时" + on + "，无掩码时" + off + "。", self.qname())
+        verdict = ("本就看得见这一行，有无掩码输出都改变" if on == off == VERDICT["moved"] else
+                   "的输出有无掩码都" + on if on == off else "的输出有掩码时" + on + "，无掩码时" + off)
+        caption = ("因果性检查：只改 K、V 的最后一行；{} " + verdict + "。", self.qname())
         row, ch = r.changed_row, r.check_on
         delta = book.text("只改第 {} 行：K、V 各加 {}", book.index("changed_row", row),
                           book.fmt("delta", r.delta, style.decimals_for([r.delta])),
@@ -277,8 +278,7 @@ class CausalMask(ClipScene):
                  outputs, style.decimals_for(outputs),
                  row_labels=["有掩码 改前", "有掩码 改后", "无掩码 改前", "无掩码 改后"],
                  header=book.compose("跟踪的输出 z{}", self.qindex()), header_color=style.TRACK)
-        note = (book.text("{} 没有可见的键：有掩码时输出本身就是 NaN，改前改后都无从比较。", self.qname(),
-                          size=style.LABEL_SIZE, color=style.MASK) if r.verdict_on[t] == "nan" else VGroup())
+        note = self.check_note()
         right = stack(shifts, z, note, buff=0.45)
         full = self.changed_inputs(row, delta, proxies=True)
         left = self.changed_inputs(row, delta, proxies=False, full=check_fits(book, full, right, shifts, z, note))
@@ -286,8 +286,24 @@ class CausalMask(ClipScene):
             return self.pages([(caption, VGroup(left, right), [[Appear(left)], [Appear(shifts)], [Appear(z), Appear(note)]])])
         right = stack(shifts, z, note, buff=0.45)
         self.pages([(caption, left, [[Appear(left)]]),
-                    (("只有最后一行变了：{} 的输出有掩码时" + on + "，无掩码时" + off + "。", self.qname()), right,
+                    (("只有最后一行变了：{} " + verdict + "。", self.qname()), right,
                      [[Appear(shifts)], [Appear(z), Appear(note)]])])
+
+    def check_note(self):
+        """Why an output is NaN (no visible key), or why the tracked one did not move although
+        it sees the changed row (its weight underflowed to zero)."""
+        r, t, book, i = self.result, self.result.track, self.book, self.inputs
+        lines, lost = [], np.flatnonzero(r.verdict_on == "nan")
+        if len(lost):
+            lines.append(book.text("{} 没有可见的键：有掩码时输出本就是 NaN，无从比较。",
+                                   self.query_names[lost[0]], size=style.LABEL_SIZE, color=style.MASK))
+        sees = compute.causal_mask(len(i["q"]), len(i["k"]), i["diagonal"], i["cached"])[t, -1] == 0
+        flat = [r.verdict_on[t] == "same" and sees, r.verdict_off[t] == "same"]
+        if any(flat):
+            where = "" if all(flat) else "有掩码时 " if flat[0] else "无掩码时 "
+            lines.append(book.text(where + "{} 看得见最后一行，但它的权重改前改后都下溢为零，所以输出不变。",
+                                   self.qname(), size=style.LABEL_SIZE, color=style.MUTED))
+        return stack(*lines, buff=0.15) if lines else VGroup()
 
     def changed_inputs(self, row, delta, proxies=False, full=True):
         """K′ and V′ with the changed row framed (or boxes their size, to choose a layout); or,
@@ -316,7 +332,7 @@ class CausalMask(ClipScene):
         fresh, cached, legend = cache_grids(book, c, d, n_c, first)
         both, ways = pair(fresh, cached, gap=1.0)
         page = VGroup(both, legend)
-        best(page, [lambda w=w: (w(), page.arrange(DOWN, buff=0.5)) for w in ways])
+        best(page, [lambda w=w: (w(), page.arrange(DOWN, buff=0.5)) for w in ways], legible(book, page))
         place(page)
         self.play(Appear(fresh))
         self.play(Appear(cached), Appear(legend))

@@ -20,7 +20,8 @@ from scenes.kit.numbers import NumberBook, Shown
 
 AREA = (13.0, 5.6)     # width, height a step fills (inside the content area)
 GROW = 1.35            # small layouts grow at most this much
-MIN_NUMBER_H = 0.155   # every number at least this tall (the contract asks 0.15)
+MIN_NUMBER_H = 0.17    # every number at least this tall (the contract asks 0.15): else one block a step
+PREFER = 1.1           # another arrangement is taken when it is this much roomier
 SHORT = 8              # token labels on grids: at most this many half-width characters, then "…"
 
 
@@ -106,13 +107,18 @@ def fits(book: NumberBook, mob: Mobject) -> bool:
     return room(mob) >= legible(book, mob)
 
 
-def best(group: Mobject, arrangements: list[Callable[[], object]]) -> float:
-    """Place the parts of `group` by each arrangement in turn, keep the roomiest; its scale."""
+def best(group: Mobject, arrangements: list[Callable[[], object]], floor: float = 0.0) -> float:
+    """Place the parts of `group` by each arrangement in turn and keep the roomiest, or an
+    earlier one (the book's) that is nearly as roomy and still at least `floor`; its scale."""
     scales = []
     for arrange in arrangements:
         arrange()
         scales.append(room(group))
     pick = int(np.argmax(scales))
+    for n in range(pick):
+        if scales[n] * PREFER >= scales[pick] and scales[n] >= floor:
+            pick = n
+            break
     arrangements[pick]()
     return scales[pick]
 
@@ -210,8 +216,9 @@ def cache_grids(book: NumberBook, c, diagonal: int, n_c: Shown, first: Shown) ->
     for j in range(c.cached):
         cached.col_labels[j].set_color(style.MUTED)
     cached.frame_row(0, style.TRACK)
-    legend = book.text("{} 表示允许参与注意力；红框为遮住的位置。", book.index("allowed_legend", 1),
-                       size=style.LABEL_SIZE, color=style.MUTED)
+    legend = book.text("{} 表示允许参与注意力" + ("；红框为遮住的位置。" if (c.allowed == 0).any() or (c.fresh == 0).any()
+                                                  else "；这里没有遮住的位置。"),
+                       book.index("allowed_legend", 1), size=style.LABEL_SIZE, color=style.MUTED)
     return fresh, cached, legend
 
 
@@ -287,5 +294,5 @@ def check_fits(book: NumberBook, left: Mobject, right: VGroup, shifts: Mobject, 
     best(page, [lambda: (right.arrange(DOWN, buff=0.45), page.arrange(RIGHT, buff=0.8)),
                 lambda: VGroup(VGroup(left, shifts).arrange(RIGHT, buff=0.8, aligned_edge=UP),
                                low.arrange(DOWN, buff=0.45)).arrange(DOWN, buff=0.4),
-                lambda: (right.arrange(DOWN, buff=0.45), page.arrange(DOWN, buff=0.4))])
+                lambda: (right.arrange(DOWN, buff=0.45), page.arrange(DOWN, buff=0.4))], legible(book, page))
     return fits(book, page)

@@ -10,7 +10,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from manim import RIGHT, DecimalMatrix, FadeIn, Scene, VGroup, tempconfig  # noqa: E402
 
-from scenes import compute  # noqa: E402
+from scenes.compute import scores as compute  # noqa: E402
 from scenes.kit.anim import Appear  # noqa: E402
 from scenes.pipeline.inputs import check, raw_inputs  # noqa: E402
 from scenes.kit.grids import MatrixGrid, fit  # noqa: E402

@@ -153,7 +153,7 @@ class WeightedAverage(ClipScene):
         r, book = self.result, self.book
         self.step({
             "works": "直接除以分数之和？此例恰好可行；但分数可能为负，总和也可能为零：无法普遍得到概率权重。",
-            "zero": "直接除以分数之和？此例分数之和为零，s / Σs 无定义：无法普遍得到概率权重。",
+            "zero": "直接除以分数之和？此例分数之和为零，无从相除：无法普遍得到概率权重。",
             "negative": "直接除以分数之和？此例 s / Σs 出现负数，不是概率：无法普遍得到概率权重。",
         }[r.case])
         self.clear_stage()

@@ -16,9 +16,12 @@ import click
 
 from scenes.pipeline.inputs import InputError, check, preset_names, raw_inputs
 from scenes.pipeline.registry import Clip, specs
+from scenes.kit.lang import LANGS, SOURCE, MissingTranslation
 from scenes.kit.style import PACES
 
 QUALITY_NAMES = ["tiny", "low", "medium", "high", "4k"]   # as scenes/pipeline/runner.py QUALITIES
+LANG_OPTION = click.option("--lang", type=click.Choice(list(LANGS)), default=SOURCE, show_default=True,
+                           help="language of every word on screen and in the script (en: NAME.en.mp4)")
 
 
 def voice_options() -> list[Callable]:
@@ -27,6 +30,7 @@ def voice_options() -> list[Callable]:
                      help="how long each step holds for reading (animations keep their speed)"),
         click.option("--voice", default=None,
                      help="espeak (a draft voice, offline) or DIR with DIR/NAME/01.wav, 02.m4a, ... one per step"),
+        LANG_OPTION,
     ]
 
 
@@ -53,13 +57,13 @@ def clip_command(spec: Clip) -> click.Command:
     name = spec.name
 
     def run(preset: str | None, quality: str, fmt: str, out: str, dry_run: bool, step: int | None,
-            sections: bool, one_file: bool, pace: str, voice: str | None, **given: Any) -> None:
+            sections: bool, one_file: bool, pace: str, voice: str | None, lang: str, **given: Any) -> None:
         try:
             raw = raw_inputs(name, preset, {k: v for k, v in given.items() if v not in (None, False)})
             inputs = check(name, raw)
         except InputError as err:
             fail(err, 2)
-        render(name, inputs, quality, fmt, out, dry_run, step, sections, pace, voice, one_file)
+        render(name, inputs, quality, fmt, out, dry_run, step, sections, pace, voice, one_file, lang)
 
     run.__doc__ = spec.summary
     for opt in reversed(spec.options):
@@ -73,10 +77,11 @@ def clip_command(spec: Clip) -> click.Command:
 
 def render(name: str, inputs: dict, quality: str, fmt: str, out: str, dry_run: bool,
            step: int | None = None, sections: bool = False, pace: str = "normal",
-           voice: str | None = None, one_file: bool = False) -> None:
+           voice: str | None = None, one_file: bool = False, lang: str = SOURCE) -> None:
     from scenes.pipeline.runner import render_clip
     try:
-        for path in render_clip(name, inputs, quality, fmt, out, dry_run, step, sections, pace, voice, one_file):
+        for path in render_clip(name, inputs, quality, fmt, out, dry_run, step, sections, pace, voice,
+                                one_file, lang):
             click.echo(str(path))
     except InputError as err:      # found only while rendering: a --step past the last step
         fail(err, 2)
@@ -95,12 +100,14 @@ def cli() -> None:
 
 
 @cli.command("list")
-def list_clips() -> None:
+@LANG_OPTION
+def list_clips(lang: str) -> None:
     """One line per clip, then its presets."""
+    from scenes.kit.lang import tr
     for name, spec in specs().items():
-        click.echo(f"{name:18s}{spec.summary}")
+        click.echo(f"{name:18s}{tr(spec.summary, lang)}")
         for preset, data in preset_names(name):
-            click.echo(f"  --preset {preset:26s}{data['title']}")
+            click.echo(f"  --preset {preset:26s}{tr(data['title'], lang)}")
 
 
 def with_voice(f: Callable) -> Callable:
@@ -117,12 +124,14 @@ def with_voice(f: Callable) -> Callable:
 @click.option("--sections/--no-sections", default=True, show_default=True,
               help="one mp4 per step of each clip and the presenter page chapter04.html")
 @click.option("--one-file", is_flag=True, help="the videos inside chapter04.html (one file to mail)")
-def chapter(quality: str, out: str, sections: bool, one_file: bool, pace: str, voice: str | None) -> None:
+def chapter(quality: str, out: str, sections: bool, one_file: bool, pace: str, voice: str | None,
+            lang: str) -> None:
     """Every clip with the book's inputs, joined in book order into chapter04.mp4, with the
     presenter page chapter04.html beside it."""
     from scenes.pipeline.chapter import render_chapter
     try:
-        for path in render_chapter(quality, out, sections, pace=pace, voice=voice, one_file=one_file):
+        for path in render_chapter(quality, out, sections, pace=pace, voice=voice, one_file=one_file,
+                                   lang=lang):
             click.echo(str(path))
     except InputError as err:
         fail(err, 2)
@@ -134,12 +143,13 @@ def chapter(quality: str, out: str, sections: bool, one_file: bool, pace: str, v
 @click.argument("clip")
 @click.option("--quality", type=click.Choice(QUALITY_NAMES), default="high")
 @click.option("--out", default="media")
-def title_card(clip: str, quality: str, out: str) -> None:
+@LANG_OPTION
+def title_card(clip: str, quality: str, out: str, lang: str) -> None:
     """The title card shown before CLIP in the chapter video (used by `chapter`)."""
     if clip not in specs():
         fail(f"unknown clip {clip!r}; valid: {', '.join(specs())}", 2)
     from scenes.pipeline.runner import render_title
-    for path in render_title(clip, quality, out):
+    for path in render_title(clip, quality, out, lang):
         click.echo(str(path))
 
 
@@ -156,6 +166,8 @@ def main(argv: list[str] | None = None) -> None:
         fail(err.format_message(), 2)
     except click.exceptions.Abort:
         fail("interrupted", 1)
+    except MissingTranslation as err:      # a catalogue lacks an entry: the project's bug, not the user's
+        fail(err, 1)
 
 
 if __name__ == "__main__":

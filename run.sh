@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-PACKAGES="libcairo2-dev libpango1.0-dev pkg-config fonts-noto-cjk texlive-latex-base \
+PACKAGES="libcairo2-dev libpango1.0-dev pkg-config fonts-noto-cjk fonts-noto-core texlive-latex-base \
 texlive-latex-extra texlive-latex-recommended texlive-fonts-recommended dvisvgm gcc espeak-ng chromium chromium-driver"
 
 system_packages() {

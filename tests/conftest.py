@@ -66,11 +66,12 @@ def text_classes():
             Paragraph: "text", Code: "code_string"}
 
 
-def build(clip, inputs=None, frames=False, pace="normal", **given):
+def build(clip, inputs=None, frames=False, pace="normal", lang="zh", **given):
     """Construct `clip` under Manim with animations skipped, recording the string given to
     every text-drawing class (positional or keyword). frames=True keeps each step's last
-    frame (854x480) as scene.frames."""
+    frame (854x480) as scene.frames. lang: the language of its words (scenes/kit/lang.py)."""
     import inspect
+    from scenes.kit import lang as language
     if inputs is None:
         inputs = inputs_for(clip, **given)
     texts = []
@@ -96,6 +97,7 @@ def build(clip, inputs=None, frames=False, pace="normal", **given):
     try:
         for cls, arg in text_classes().items():
             cls.__init__ = spy(cls, arg)
+        language.use(lang)
         with tempconfig(settings):
             scene = scene_class(clip)(inputs=inputs, skip_animations=True, pace=pace)
             scene.capture_frames = frames
@@ -105,6 +107,7 @@ def build(clip, inputs=None, frames=False, pace="normal", **given):
     finally:
         for cls, init in originals.items():
             cls.__init__ = init
+        language.use(language.SOURCE)
     built = Built(scene, texts)
     built.frame = shape
     return built

@@ -55,8 +55,20 @@ def layout_problems(manifest):
 _SCI = re.compile(r"^(-?\d+(?:\.(\d+))?)e([+-]\d+)$")
 
 
+COUNT_WORDS = {**{w: n for n, w in enumerate("零一二三四五六七八九十")},
+               **{w: n for n, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve "
+                                             "thirteen fourteen fifteen sixteen seventeen eighteen nineteen "
+                                             "twenty".split())}}
+
+
 def shown_value(text):
-    """The number a drawn text states: 0.4223, −∞, NaN, 1.235e+87 (minus signs normalised)."""
+    """The number a drawn text states: 0.4223, −∞, NaN, 1.235e+87 (minus signs normalised),
+    or a count written as a word: 三, 十二, 二十, three, twelve."""
+    if text in COUNT_WORDS:
+        return float(COUNT_WORDS[text])
+    if text and all(c in COUNT_WORDS for c in text) and "十" in text:      # 十一 ... 九十九
+        tens, _, ones = text.partition("十")
+        return float(COUNT_WORDS.get(tens, 1) * 10 + COUNT_WORDS.get(ones, 0))
     t = text.replace("\u2212", "-").replace("\u221e", "inf")
     return float(t)
 

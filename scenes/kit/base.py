@@ -13,7 +13,7 @@ from manim import (AnimationGroup, Create, FadeIn, FadeOut, GrowArrow, GrowFromC
 from manim.animation.animation import prepare_animation
 from manim.utils.exceptions import EndSceneEarlyException
 
-from scenes.kit import style
+from scenes.kit import lang, style
 from scenes.kit.anim import Appear, Vanish
 from scenes.kit.layout import caption_text, snapshot
 from scenes.kit.numbers import NumberBook, Shown
@@ -58,7 +58,7 @@ class ClipScene(Scene):
 
     def show_title(self) -> None:
         head = self.book.section("section", self.spec.section)
-        self.title_mob = self.book.text("{}  " + self.spec.title, head, size=style.TITLE_SIZE, kind="title")
+        self.title_mob = self.book.text("{}  " + lang.tr(self.spec.title), head, size=style.TITLE_SIZE, kind="title")
         self.title_mob.move_to([0, style.TITLE_Y, 0])
         self.add(self.title_mob)
 
@@ -90,7 +90,8 @@ class ClipScene(Scene):
         text = self.book.compose(template, *slots)
         self.book.spoken.update(text.labels)
         n = len(self.captions)
-        self.narration[n] = (self.narration.get(n, "") + str(text)).strip()
+        gap = "" if lang.current == lang.SOURCE else " "      # Chinese sentences join without a space
+        self.narration[n] = (self.narration.get(n, "") + gap + str(text)).strip()
 
     def _close_step(self) -> None:
         """End the current step: record its layout, then hold it long enough to be read

@@ -7,17 +7,21 @@ coords, word, user_text, compose). A digit anywhere else fails at build time.
 """
 from __future__ import annotations
 
+import re
 import unicodedata
 from typing import Any, Iterable
 
 from manim import MathTex, Mobject, Text
 
-from scenes.kit import style
+from scenes.kit import lang, style
 from scenes.kit.glyphs import NumberText, settable
 
 # CJK number words chosen from the data ("三个") go through word(); a Chinese
 # numeral typed as part of a phrase ("同一", "一次") is language, not data.
 CJK_DIGITS = "零一二三四五六七八九十"
+
+
+NUMBERED = re.compile(r"\{(\d+)\}")      # a translation's reordered slots: {1} ... {0}
 
 
 class TypedNumberError(ValueError):
@@ -74,6 +78,9 @@ class NumberBook:
     def word(self, label: str, value: int) -> Shown:
         """A count written as a Chinese word ("三"), recorded like any number (0-99)."""
         n = int(value)
+        if lang.current != lang.SOURCE:
+            other = lang.count_word(n)
+            return self._record(label, n, other) if other else self.index(label, n)
         if not 0 <= n < 100:
             return self.index(label, n)
         tens, ones = divmod(n, 10)
@@ -90,7 +97,9 @@ class NumberBook:
         return Shown(str(text))
 
     def compose(self, template: str, *slots: Shown) -> Shown:
-        """Fill a digit-free template's {} slots with texts the book made (no other brace is special)."""
+        """Fill a digit-free template's {} slots with texts the book made (no other brace is special).
+        The template is said in the current language (scenes/kit/lang.py); a translation may
+        number its slots ({1} ... {0}) where its word order differs."""
         typed = numerals(template)
         if typed and self.strict:
             raise TypedNumberError(f"{typed} typed in {template!r}: numbers come from the compute "
@@ -98,9 +107,17 @@ class NumberBook:
         for slot in slots:
             if not isinstance(slot, Shown):
                 raise TypedNumberError(f"slot {slot!r} in {template!r} was not made by the book")
-        pieces = template.split("{}")
+        said = lang.tr(template)
+        if NUMBERED.search(said):
+            order = [int(k) for k in NUMBERED.findall(said)]
+            if sorted(order) != list(range(len(slots))):
+                raise TypedNumberError(f"{said!r} must use each of its {len(slots)} slots once")
+            pieces = NUMBERED.split(said)[::2]
+            slots = tuple(slots[k] for k in order)
+        else:
+            pieces = said.split("{}")
         if len(pieces) != len(slots) + 1:
-            raise TypedNumberError(f"{template!r} has {len(pieces) - 1} slots, given {len(slots)}")
+            raise TypedNumberError(f"{said!r} has {len(pieces) - 1} slots, given {len(slots)}")
         text = pieces[0] + "".join(str(s) + p for s, p in zip(slots, pieces[1:]))
         return Shown(text, [lab for s in slots for lab in s.labels])
 
@@ -124,7 +141,7 @@ class NumberBook:
              font: str = style.FONT, kind: str = "label") -> Mobject:
         """Plain text (never parsed as markup) from a digit-free template and the book's slots."""
         shown = template if isinstance(template, Shown) and not slots else self.compose(template, *slots)
-        mob = Text(str(shown), font=font, font_size=size, color=color)
+        mob = Text(str(shown), font=lang.font(font), font_size=size, color=color)
         return self.register(mob, kind, shown)
 
     def label(self, text: str, color: str = style.TEXT, size: float = style.BODY_SIZE,
@@ -137,6 +154,7 @@ class NumberBook:
         typed = numerals(tex)
         if typed and self.strict:
             raise TypedNumberError(f"{typed} typed in the formula {tex!r}")
+        tex = lang.tr(tex)
         if not self.strict and not slots:
             return self.register(MathTex(tex, color=color, font_size=size), "label", tex)
         pieces = tex.split("@")

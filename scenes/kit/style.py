@@ -15,6 +15,7 @@ HEAT_LOW, HEAT_HIGH = "#1B2A41", "#8E3B8F"   # weights heat scale, 0 -> 1
 NAN_FILL = "#37474F"
 
 CHAPTER = 4                          # the book's chapter these clips teach
+BOOK_TITLE = "第 {} 章　从加权平均推导自注意力与因果掩码"   # {}: CHAPTER
 
 FONT = "Noto Sans CJK SC"            # Chinese text, as the book
 NUMBER_FONT = "Noto Sans Mono CJK SC"  # digits line up in grids

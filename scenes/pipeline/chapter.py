@@ -20,9 +20,13 @@ import sys
 import time
 from pathlib import Path
 
+from scenes.kit import lang as language
+from scenes.kit import style
+from scenes.kit.style import BOOK_TITLE
 from scenes.pipeline.inputs import InputError, check, manifest_inputs, raw_inputs
 from scenes.pipeline.join import NAME, duration, join  # noqa: F401  (duration: used by the tests)
 from scenes.pipeline.registry import Clip, specs
+from scenes.pipeline.runner import stem
 
 ROOT = Path(__file__).resolve().parents[2]
 RENDER_MEMORY = 1.5e9     # bytes one 1080p render may need at its peak (bench/README.md)
@@ -76,7 +80,8 @@ def files_hash(paths: list[Path]) -> str:
 
 def shared_files() -> list[Path]:
     """What shapes every render: the CLI, the pinned packages, the runner and the assets."""
-    assets = sorted(p for p in (ROOT / "assets").rglob("*") if p.is_file() and "gallery" not in p.parts)
+    assets = sorted(p for p in (ROOT / "assets").rglob("*") if p.is_file() and "gallery" not in p.parts
+                    and "lang" not in p.parts)            # a catalogue shapes only its language
     return [ROOT / "render.py", ROOT / "requirements.txt", ROOT / "scenes/pipeline/runner.py", *assets]
 
 
@@ -92,17 +97,25 @@ def voice_hash(clip: str, voice: str | None) -> str:
     return h.hexdigest()
 
 
-def stamp_of(clip: str, quality: str, sections: bool, pace: str = "normal", voice: str | None = None) -> str:
+def stamp_of(clip: str, quality: str, sections: bool, pace: str = "normal", voice: str | None = None,
+             lang: str = language.SOURCE) -> str:
     from scenes.pipeline.registry import scene
     inputs = manifest_inputs(check(clip, raw_inputs(clip)))
     code = files_hash(sorted(set(dependencies(scene(clip).__module__)) | set(shared_files())))
-    text = json.dumps([clip, quality, sections, inputs, code, pace, voice_hash(clip, voice)], sort_keys=True)
+    text = json.dumps([clip, quality, sections, inputs, code, pace, voice_hash(clip, voice), lang,
+                       catalogue_hash(lang)], sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def title_stamp(spec: Clip, quality: str) -> str:
+def title_stamp(spec: Clip, quality: str, lang: str = language.SOURCE) -> str:
     code = files_hash(sorted(set(dependencies("scenes.pipeline.title_card")) | set(shared_files())))
-    return hashlib.sha256(json.dumps([spec.section, spec.title, quality, code]).encode()).hexdigest()
+    return hashlib.sha256(json.dumps([spec.section, spec.title, quality, code, lang,
+                                      catalogue_hash(lang)]).encode()).hexdigest()
+
+
+def catalogue_hash(lang: str) -> str:
+    """A language's catalogue (assets/lang/LANG/), which shapes its frames as code does."""
+    return files_hash(sorted((language.CATALOGUES / lang).glob("*.json")))
 
 
 def fresh(out: Path, key: str, stamp: str, files: list[str]) -> bool:
@@ -111,19 +124,20 @@ def fresh(out: Path, key: str, stamp: str, files: list[str]) -> bool:
 
 
 def tasks_for(out: Path, quality: str, sections: bool, pace: str = "normal",
-              voice: str | None = None) -> list[tuple[str, list[str], str, str]]:
+              voice: str | None = None, lang: str = language.SOURCE) -> list[tuple[str, list[str], str, str]]:
     """(label, command, stamp key, stamp) for each render that is out of date."""
     tasks, py = [], [sys.executable, str(ROOT / "render.py")]
-    common = ["--quality", quality, "--out", str(out)]
+    common = ["--quality", quality, "--out", str(out), "--lang", lang]
     spoken = ["--pace", pace] + (["--voice", voice] if voice else [])
     for clip, spec in specs().items():
-        stamp = stamp_of(clip, quality, sections, pace, voice)
-        if not fresh(out, clip, stamp, [f"{clip}.mp4", f"{clip}.srt", f"{clip}.numbers.json"]):
-            tasks.append((clip, py + [clip] + common + spoken + (["--sections"] if sections else []),
-                          clip, stamp))
-        stamp = title_stamp(spec, quality)
-        if not fresh(out, f"title-{clip}", stamp, [f".titles/{clip}.mp4"]):
-            tasks.append((f"title {clip}", py + ["title-card", clip] + common, f"title-{clip}", stamp))
+        name = stem(clip, lang)
+        stamp = stamp_of(clip, quality, sections, pace, voice, lang)
+        if not fresh(out, name, stamp, [f"{name}.mp4", f"{name}.srt", f"{name}.numbers.json"]):
+            tasks.append((name, py + [clip] + common + spoken + (["--sections"] if sections else []),
+                          name, stamp))
+        stamp = title_stamp(spec, quality, lang)
+        if not fresh(out, f"title-{name}", stamp, [f".titles/{name}.mp4"]):
+            tasks.append((f"title {name}", py + ["title-card", clip] + common, f"title-{name}", stamp))
     return tasks
 
 
@@ -178,7 +192,7 @@ def progress(start: float, done: int, total: int, shown: str) -> str:
 
 def render_chapter(quality: str = "high", out: str | Path = "media", sections: bool = True,
                    jobs: int | None = None, pace: str = "normal", voice: str | None = None,
-                   one_file: bool = False) -> list[Path]:
+                   one_file: bool = False, lang: str = language.SOURCE) -> list[Path]:
     """Render what is out of date, join the chapter; with sections (the default) also the
     presenter page chapter04.html, each title card a step of its own."""
     out = Path(out)
@@ -187,12 +201,17 @@ def render_chapter(quality: str = "high", out: str | Path = "media", sections: b
     voice = voice if voice in (None, "espeak") else str(Path(voice).resolve())
     out.mkdir(parents=True, exist_ok=True)
     clips = specs()
-    run_all(tasks_for(out, quality, sections, pace, voice), out, jobs)
-    written = join(out, clips)
+    run_all(tasks_for(out, quality, sections, pace, voice, lang), out, jobs)
+    written = join(out, clips, lang)
     if sections:
         from scenes.pipeline.presenter import clip_steps, title_step, write_page
-        parts = [{"section": s.section, "title": s.title,
-                  "steps": [title_step(out, c, s.section, s.title)] + clip_steps(out, c, s.section, s.title)}
-                 for c, s in clips.items()]
-        written.append(write_page(out, NAME, "第 4 章 从加权平均推导自注意力与因果掩码", parts, one_file=one_file))
+        language.use(lang)
+        parts = []
+        for clip, spec in clips.items():
+            name, title = stem(clip, lang), language.tr(spec.title)
+            parts.append({"section": spec.section, "title": title,
+                          "steps": [title_step(out, name, spec.section, title)]
+                          + clip_steps(out, name, spec.section, title)})
+        heading = language.tr(BOOK_TITLE).replace("{}", str(style.CHAPTER))
+        written.append(write_page(out, stem(NAME, lang), heading, parts, lang=lang, one_file=one_file))
     return written

@@ -13,8 +13,9 @@ import av
 import numpy as np
 from av.container import InputContainer, OutputContainer
 
+from scenes.kit import lang as language
 from scenes.pipeline.registry import Clip
-from scenes.pipeline.runner import srt_text, write_atomic
+from scenes.pipeline.runner import srt_text, stem, write_atomic
 
 NAME = "chapter04"
 RATE = 48000            # the chapter's audio: 48 kHz mono AAC
@@ -28,28 +29,31 @@ def duration(path: Path) -> float:
         return float(stream.duration * stream.time_base)
 
 
-def join(out: Path, clips: dict[str, Clip]) -> list[Path]:
-    """chapter04.mp4 (remuxed, not re-encoded), chapter04.srt and the section list."""
+def join(out: Path, clips: dict[str, Clip], lang: str = language.SOURCE) -> list[Path]:
+    """chapter04.mp4 (remuxed, not re-encoded), chapter04.srt and the section list
+    (chapter04.en.mp4 ... in English)."""
     parts, sections, captions, clock = [], [], [], 0.0
+    book = stem(NAME, lang)
     for clip, spec in clips.items():
-        title, video = out / ".titles" / f"{clip}.mp4", out / f"{clip}.mp4"
+        name = stem(clip, lang)
+        title, video = out / ".titles" / f"{name}.mp4", out / f"{name}.mp4"
         start = clock
         clock += duration(title)
-        steps = json.loads((out / f"{clip}.numbers.json").read_text("utf-8"))["steps"]
+        steps = json.loads((out / f"{name}.numbers.json").read_text("utf-8"))["steps"]
         captions += [(clock + s["start"], clock + s["end"], s["caption"]) for s in steps]
         clock += duration(video)
         parts += [title, video]
-        sections.append({"clip": clip, "section": spec.section, "title": spec.title,
+        sections.append({"clip": clip, "section": spec.section, "title": language.tr(spec.title, lang),
                          "start": round(start, 3), "end": round(clock, 3)})
-    tmp = out / f".{NAME}.part.mp4"
+    tmp = out / f".{book}.part.mp4"
     starts = np.cumsum([0.0] + [duration(p) for p in parts[:-1]])
     remux(parts, tmp, sections, mixed_audio(parts, starts))
-    os.replace(tmp, out / f"{NAME}.mp4")
-    write_atomic(out / f"{NAME}.srt", srt_text(captions))
-    write_atomic(out / f"{NAME}.chapters.json", json.dumps(sections, ensure_ascii=False, indent=1) + "\n")
-    write_atomic(out / f"{NAME}.script.md", "\n".join(
-        (out / f"{clip}.script.md").read_text("utf-8") for clip in clips if (out / f"{clip}.script.md").exists()))
-    return [out / f"{NAME}.mp4", out / f"{NAME}.srt", out / f"{NAME}.chapters.json", out / f"{NAME}.script.md"]
+    os.replace(tmp, out / f"{book}.mp4")
+    write_atomic(out / f"{book}.srt", srt_text(captions))
+    write_atomic(out / f"{book}.chapters.json", json.dumps(sections, ensure_ascii=False, indent=1) + "\n")
+    scripts = [out / f"{stem(clip, lang)}.script.md" for clip in clips]
+    write_atomic(out / f"{book}.script.md", "\n".join(p.read_text("utf-8") for p in scripts if p.exists()))
+    return [out / f"{book}.{ext}" for ext in ("mp4", "srt", "chapters.json", "script.md")]
 
 
 def mixed_audio(parts: list[Path], starts: np.ndarray) -> np.ndarray | None:

@@ -13,15 +13,14 @@ import html
 import json
 from pathlib import Path
 
+from scenes.kit.lang import tr
 from scenes.pipeline.runner import write_atomic
 
 PAGE = Path(__file__).with_name("presenter.html")
-TEXT = {"zh": {"captions": "字幕", "jump": "跳到第几节：", "speaker": "讲者视图", "end": "（最后一步）",
-               "now": "当前", "next": "下一步", "notes": "讲稿",
-               "help": "→/空格/PageDown 前进 · ←/PageUp 后退 · R 重播 · F 全屏 · G 跳节 · C 字幕 · S 讲者视图"},
-        "en": {"captions": "Captions", "jump": "Go to section:", "speaker": "Speaker view", "end": "(last step)",
-               "now": "Now", "next": "Next", "notes": "Notes",
-               "help": "→/Space/PageDown next · ←/PageUp back · R replay · F full screen · G go to · C captions · S speaker"}}
+# The page's own words, in Chinese; other languages from the catalogue (scenes/kit/lang.py).
+TEXT = {"captions": "字幕", "jump": "跳到第几节：", "speaker": "讲者视图", "end": "（最后一步）",
+        "now": "当前", "next": "下一步", "notes": "讲稿",
+        "help": "→/空格/PageDown 前进 · ←/PageUp 后退 · R 重播 · F 全屏 · G 跳节 · C 字幕 · S 讲者视图"}
 
 
 def speaker_body(text: dict[str, str]) -> str:
@@ -72,7 +71,7 @@ def write_page(out: Path, name: str, title: str, parts: list[dict], lang: str = 
         steps += part["steps"]
     if one_file:
         steps = embedded(out, steps)
-    text = TEXT[lang]
+    text = {key: tr(words, lang) for key, words in TEXT.items()}
     data = {"lang": lang, "text": text, "steps": steps, "sections": sections, "speaker": speaker_body(text)}
     payload = json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
     page = (PAGE.read_text("utf-8").replace("__DATA__", payload).replace("__TITLE__", html.escape(title))

@@ -11,6 +11,7 @@ from typing import Any
 
 from manim import config, tempconfig
 
+from scenes.kit import lang as language
 from scenes.kit.layout import frame
 from scenes.pipeline.inputs import InputError, manifest_inputs
 from scenes.pipeline.registry import scene as scene_class
@@ -74,6 +75,11 @@ def produced(work: Path, name: str, ext: str) -> Path:
     return found[-1]
 
 
+def stem(clip: str, lang: str = language.SOURCE) -> str:
+    """Output names: NAME.mp4 in Chinese, NAME.en.mp4 in English, side by side in one folder."""
+    return clip if lang == language.SOURCE else f"{clip}.{lang}"
+
+
 def plan(clip: str, inputs: dict, pace: str, work: Path) -> Any:
     """The clip built without frames: its steps, captions and narration (for a voice)."""
     with checked_config(manim_settings(work, clip, "tiny", "png", dry_run=True)):
@@ -96,19 +102,22 @@ def recordings_for(clip: str, inputs: dict, pace: str, voice: str | None, work: 
 
 def render_clip(clip: str, inputs: dict, quality: str = "high", fmt: str = "mp4", out: str | Path = "media",
                 dry_run: bool = False, step: int | None = None, sections: bool = False,
-                pace: str = "normal", voice: str | None = None, one_file: bool = False) -> list[Path]:
-    """Render `clip` with checked `inputs`; return the paths written.
+                pace: str = "normal", voice: str | None = None, one_file: bool = False,
+                lang: str = language.SOURCE) -> list[Path]:
+    """Render `clip` with checked `inputs` in `lang`; return the paths written.
 
     A --step past the clip's last step, or a missing recording, is bad input (InputError),
     and nothing is written."""
     scene_cls = scene_class(clip)
+    language.use(lang)
+    name = stem(clip, lang)
     out = Path(out)
     created = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".render-{clip}-", dir=out))
     try:
         try:
-            recordings = recordings_for(clip, inputs, pace, None if dry_run else voice, work)
+            recordings = recordings_for(clip, inputs, pace, None if dry_run else voice, work, lang)
         except InputError:
             shutil.rmtree(work, ignore_errors=True)
             if created:
@@ -127,37 +136,43 @@ def render_clip(clip: str, inputs: dict, quality: str = "high", fmt: str = "mp4"
                                                 f"give 1 to {len(scene.captions)}")
         written = []
         if not dry_run:
-            final = out / f"{clip}.{fmt}"
+            final = out / f"{name}.{fmt}"
             os.replace(produced(work, clip, fmt), final)
             written.append(final)
             if sections and fmt != "png":
-                written += move_sections(work, out, clip)
+                written += move_sections(work, out, name)
         manifest = scene.book.manifest(clip, manifest_inputs(inputs))
         manifest["steps"] = [{"caption": t, "start": a, "end": b, "narration": scene.narration.get(n, "")}
                              for n, (a, b, t) in enumerate(scene.captions, 1)]
         manifest["frame"] = shape
         manifest["layout"] = scene.layout
-        write_atomic(out / f"{clip}.numbers.json", json.dumps(manifest, ensure_ascii=False, indent=1) + "\n")
-        written.append(out / f"{clip}.numbers.json")
+        manifest["lang"] = lang
+        write_atomic(out / f"{name}.numbers.json", json.dumps(manifest, ensure_ascii=False, indent=1) + "\n")
+        written.append(out / f"{name}.numbers.json")
         spec = scene_cls.spec
-        write_atomic(out / f"{clip}.script.md", script_markdown(f"{spec.section} {spec.title}", manifest["steps"]))
-        written.append(out / f"{clip}.script.md")
+        title = language.tr(spec.title)
+        write_atomic(out / f"{name}.script.md", script_markdown(f"{spec.section} {title}", manifest["steps"]))
+        written.append(out / f"{name}.script.md")
         if not dry_run and fmt != "png":
-            write_atomic(out / f"{clip}.srt", srt_text(scene.captions))
-            written.append(out / f"{clip}.srt")
+            write_atomic(out / f"{name}.srt", srt_text(scene.captions))
+            written.append(out / f"{name}.srt")
         if sections and not dry_run and fmt != "png":
             from scenes.pipeline.presenter import clip_steps, write_page
-            part = {"section": spec.section, "title": spec.title,
-                    "steps": clip_steps(out, clip, spec.section, spec.title)}
-            written.append(write_page(out, clip, f"{spec.section} {spec.title}", [part], one_file=one_file))
+            part = {"section": spec.section, "title": title, "steps": clip_steps(out, name, spec.section, title)}
+            written.append(write_page(out, name, f"{spec.section} {title}", [part], lang=lang,
+                                      one_file=one_file))
         return written
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def render_title(clip: str, quality: str = "high", out: str | Path = "media") -> list[Path]:
-    """The section's title card, as out/.titles/CLIP.mp4 with its manifest CLIP.numbers.json."""
+def render_title(clip: str, quality: str = "high", out: str | Path = "media",
+                 lang: str = language.SOURCE) -> list[Path]:
+    """The section's title card, as out/.titles/CLIP.mp4 with its manifest CLIP.numbers.json
+    (CLIP.en.mp4 in English)."""
     from scenes.pipeline.title_card import TitleCard
+    language.use(lang)
+    name = stem(clip, lang)
     target = Path(out) / ".titles"
     target.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".title-{clip}-", dir=target))
@@ -166,12 +181,12 @@ def render_title(clip: str, quality: str = "high", out: str | Path = "media") ->
             card = TitleCard(scene_class(clip).spec)
             card.render()
             shape = frame()
-        final = target / f"{clip}.mp4"
+        final = target / f"{name}.mp4"
         os.replace(produced(work, clip, "mp4"), final)
         manifest = card.book.manifest(f"title-{clip}", {"clip": clip})
-        manifest["frame"], manifest["layout"] = shape, card.layout
-        write_atomic(target / f"{clip}.numbers.json", json.dumps(manifest, ensure_ascii=False, indent=1) + "\n")
-        return [final, target / f"{clip}.numbers.json"]
+        manifest["frame"], manifest["layout"], manifest["lang"] = shape, card.layout, lang
+        write_atomic(target / f"{name}.numbers.json", json.dumps(manifest, ensure_ascii=False, indent=1) + "\n")
+        return [final, target / f"{name}.numbers.json"]
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

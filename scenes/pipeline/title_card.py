@@ -6,7 +6,7 @@ from typing import Any, cast
 
 from manim import DOWN, Camera, Group, ManimColor, Scene
 
-from scenes.kit import style
+from scenes.kit import lang, style
 from scenes.kit.anim import Appear
 from scenes.kit.layout import snapshot
 from scenes.kit.numbers import NumberBook
@@ -25,10 +25,10 @@ class TitleCard(Scene):
     def construct(self) -> None:
         cast(Camera, self.camera).background_color = ManimColor(style.BACKGROUND)
         book = self.book
-        chapter = book.compose("第 {} 章　从加权平均推导自注意力与因果掩码",
+        chapter = book.compose(style.BOOK_TITLE,
                                book.index("chapter", style.CHAPTER))
         head = book.text(chapter, color=style.MUTED, size=style.BODY_SIZE, kind="title")
-        title = book.text("{}  " + self.spec.title, book.section("section", self.spec.section),
+        title = book.text("{}  " + lang.tr(self.spec.title), book.section("section", self.spec.section),
                           size=style.TITLE_SIZE + 14, kind="title")
         self.play(Appear(Group(head, title).arrange(DOWN, buff=0.5)), run_time=0.5)
         self.wait(CARD_SECONDS)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import av
 
+from scenes.kit.lang import tr
 from scenes.pipeline.inputs import InputError
 
 ESPEAK_VOICES = {"zh": "cmn", "en": "en-us"}
@@ -70,8 +71,8 @@ def spoken(texts: dict[int, str], work: Path, lang: str = "zh") -> dict[int, tup
 
 def script_markdown(title: str, steps: list[dict]) -> str:
     """The script a lecturer reads and records from: step, caption, narration, planned duration."""
-    lines = [f"# {title}", ""]
+    lines, caption = [f"# {title}", ""], tr("字幕")
     for n, st in enumerate(steps, 1):
-        lines += [f"## {n:02d} · {st['end'] - st['start']:.1f} s", "", f"**字幕** {st['caption']}", "",
+        lines += [f"## {n:02d} · {st['end'] - st['start']:.1f} s", "", f"**{caption}** {st['caption']}", "",
                   st.get("narration") or st["caption"], ""]
     return "\n".join(lines)

@@ -1,0 +1,82 @@
+"""English (issue 18): every word that reaches the screen has an entry in the English catalogue,
+a missing one fails here (never the other language on screen), and each clip in English
+shows no CJK character in its manifest, layout, captions, narration or script."""
+import json
+import re
+import subprocess
+import sys
+from collections import Counter
+
+import pytest
+
+from conftest import ROOT, build
+from contract import layout_problems
+from scenes.kit import lang
+from scenes.kit.numbers import numerals
+from scenes.pipeline.registry import specs
+
+SLOT = re.compile(r"\{\d*\}")
+
+
+def test_every_message_has_an_english_entry():
+    assert lang.missing("en") == {}, "run: .venv/bin/python -m scenes.kit.lang en"
+
+
+def test_the_catalogue_holds_no_stale_entries():
+    used = {m for msgs in lang.source_messages().values() for m in msgs}
+    assert sorted(set(lang.catalogue("en")) - used) == []
+
+
+def test_each_translation_keeps_its_slots_and_numbers_and_has_no_cjk():
+    problems = []
+    for zh, en in lang.catalogue("en").items():
+        if lang.has_cjk(en):
+            problems.append(f"CJK in {en!r}")
+        slots = SLOT.findall(en)
+        numbered = [s for s in slots if s != "{}"]
+        if len(slots) != zh.count("{}") or (numbered and sorted(numbered) != [f"{{{k}}}" for k in range(len(slots))]):
+            problems.append(f"slots differ: {zh!r} -> {en!r}")
+        if Counter(numerals(SLOT.sub("", en))) != Counter(numerals(zh)):
+            problems.append(f"digits differ: {zh!r} -> {en!r}")
+    assert problems == [], "\n".join(problems[:20])
+
+
+def english_texts(built):
+    m = built.manifest()
+    yield from (r["text"] for r in m["numbers"])
+    yield from (item.get("text", "") for step in m["layout"] for item in step["items"])
+    yield from (caption for _, _, caption in built.scene.captions)
+    yield from built.scene.narration.values()
+
+
+@pytest.mark.parametrize("clip", list(specs()))
+def test_each_clip_in_english_has_no_cjk_and_keeps_the_layout(clip):
+    built = build(clip, lang="en")
+    cjk = sorted({t for t in english_texts(built) if lang.has_cjk(t)})
+    assert cjk == [], cjk[:10]
+    assert layout_problems(built.manifest()) == []
+
+
+def test_a_missing_entry_fails_rather_than_showing_chinese():
+    lang.use("en")
+    try:
+        with pytest.raises(lang.MissingTranslation, match="不在目录里的句子"):
+            lang.tr("不在目录里的句子")
+        assert lang.tr("softmax({})") == "softmax({})"      # no words: the same in every language
+    finally:
+        lang.use("zh")
+
+
+def test_english_files_sit_beside_the_chinese_ones(tmp_path):
+    clip = next(iter(specs()))
+    for extra in ([], ["--lang", "en"]):
+        done = subprocess.run([sys.executable, "render.py", clip, "--dry-run", "--out", str(tmp_path), *extra],
+                              cwd=ROOT, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+    assert (tmp_path / f"{clip}.numbers.json").exists() and (tmp_path / f"{clip}.en.numbers.json").exists()
+    script = (tmp_path / f"{clip}.en.script.md").read_text("utf-8")
+    assert not lang.has_cjk(script), script[:200]
+    assert json.loads((tmp_path / f"{clip}.en.numbers.json").read_text("utf-8"))["lang"] == "en"
+    listed = subprocess.run([sys.executable, "render.py", "list", "--lang", "en"], cwd=ROOT,
+                            capture_output=True, text=True)
+    assert listed.returncode == 0 and not lang.has_cjk(listed.stdout)

@@ -80,3 +80,29 @@ def test_english_files_sit_beside_the_chinese_ones(tmp_path):
     listed = subprocess.run([sys.executable, "render.py", "list", "--lang", "en"], cwd=ROOT,
                             capture_output=True, text=True)
     assert listed.returncode == 0 and not lang.has_cjk(listed.stdout)
+
+
+def test_an_english_chapter_joins_english_parts(tmp_path):
+    """Two clips and their title cards in English at 144p, joined as the chapter is:
+    chapter04.en.* beside nothing Chinese; the page says lang="en"."""
+    from scenes.pipeline.chapter import join
+    from scenes.pipeline.presenter import clip_steps, title_step, write_page
+    from scenes.pipeline.runner import render_clip, render_title
+    from conftest import inputs_for
+    clips = {c: s for c, s in specs().items() if c in ("implementation", "future-check")}
+    try:
+        for clip in clips:
+            render_clip(clip, inputs_for(clip), quality="tiny", out=tmp_path, sections=True, lang="en")
+            render_title(clip, quality="tiny", out=tmp_path, lang="en")
+        written = join(tmp_path, clips, "en")
+        parts = [{"section": s.section, "title": lang.tr(s.title),
+                  "steps": [title_step(tmp_path, f"{c}.en", s.section, lang.tr(s.title))]
+                  + clip_steps(tmp_path, f"{c}.en", s.section, lang.tr(s.title))} for c, s in clips.items()]
+        page = write_page(tmp_path, "chapter04.en", "Chapter", parts, lang="en")
+    finally:
+        lang.use("zh")
+    assert [p.name for p in written] == ["chapter04.en.mp4", "chapter04.en.srt", "chapter04.en.chapters.json",
+                                         "chapter04.en.script.md"]
+    for path in written[1:] + [tmp_path / ".titles/implementation.en.numbers.json"]:
+        assert not lang.has_cjk(path.read_text("utf-8")), path.name
+    assert not list(tmp_path.glob("chapter04.mp4")) and 'lang="en"' in page.read_text("utf-8")

@@ -49,15 +49,33 @@ def write_atomic(path: Path, data: str) -> None:
 
 def manim_settings(work: Path, name: str, quality: str, fmt: str, dry_run: bool = False,
                    sections: bool = False) -> dict:
-    """Manim's settings for one render: its own media dir; a LaTeX cache kept per clip
-    (formulas compile once, and two clips never share a folder of temporary TeX files)."""
+    """Manim's settings for one render: its own media dir, and its own TeX folder filled
+    from the shared cache of finished formulas (see keep_tex)."""
     width, height, fps = QUALITIES[quality]
-    tex = TEX_CACHE / name
+    tex = work / "tex"
     tex.mkdir(parents=True, exist_ok=True)
+    for done in (TEX_CACHE / name).glob("*.svg"):
+        try:
+            os.link(done, tex / done.name)
+        except OSError:
+            shutil.copy(done, tex / done.name)
     return {"media_dir": str(work), "tex_dir": str(tex), "pixel_width": width, "pixel_height": height,
             "frame_rate": fps, "format": "none" if dry_run else fmt, "output_file": name,
             "save_sections": sections and not dry_run and fmt != "png", "verbosity": "ERROR",
             "progress_bar": "none", "disable_caching": True, "video_encoder_options": ENCODER}
+
+
+def keep_tex(work: Path, name: str) -> None:
+    """Offer the render's finished formulas to the shared cache. Each render compiles in its
+    own folder, and a file enters the cache whole (a link to a finished file), so two renders
+    of one clip at once never read each other's half-written SVG."""
+    shared = TEX_CACHE / name
+    shared.mkdir(parents=True, exist_ok=True)
+    for done in (work / "tex").glob("*.svg"):
+        if not (shared / done.name).exists():
+            part = shared / f".{os.getpid()}-{done.name}"
+            shutil.copy(done, part)
+            os.replace(part, shared / done.name)
 
 
 def checked_config(settings: dict) -> Any:
@@ -85,6 +103,7 @@ def plan(clip: str, inputs: dict, pace: str, work: Path) -> Any:
     with checked_config(manim_settings(work, clip, "tiny", "png", dry_run=True)):
         scene = scene_class(clip)(inputs=inputs, pace=pace, skip_animations=True)
         scene.render()
+    keep_tex(work, clip)
     return scene
 
 
@@ -128,6 +147,7 @@ def render_clip(clip: str, inputs: dict, quality: str = "high", fmt: str = "mp4"
                               recordings=recordings)
             scene.render()
             shape = frame()
+        keep_tex(work, clip)
         if step is not None and step > len(scene.captions):
             shutil.rmtree(work, ignore_errors=True)
             if created:
@@ -181,6 +201,7 @@ def render_title(clip: str, quality: str = "high", out: str | Path = "media",
             card = TitleCard(scene_class(clip).spec)
             card.render()
             shape = frame()
+        keep_tex(work, clip)
         final = target / f"{name}.mp4"
         os.replace(produced(work, clip, "mp4"), final)
         manifest = card.book.manifest(f"title-{clip}", {"clip": clip})

@@ -8,7 +8,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for plain `manim` runs
 
-from scenes.clips.multihead_parts import TensorView, error_card, info_lines, morph, shape_line
+from scenes.clips.multihead_parts import NARRATION, TensorView, error_card, info_lines, morph, shape_line
 from scenes.compute import heads as compute
 from scenes.kit import style
 from scenes.kit.anim import Appear, Vanish
@@ -157,6 +157,9 @@ class Multihead(ClipScene):
     def projected(self) -> None:
         r, book, c = self.result, self.book, self.book.compose
         self.step("投影后的张量 [B, T, D]：每个元素一个唯一编号，双线框跟踪 {}。", self.eid())
+        self.narrate(NARRATION["start.one" if r.heads == 1 else "start"], book.index("heads", r.heads),
+                     book.index("head_dim", r.head_dim), self.eid(),
+                     *(book.index(f"track.start[{k}]", v) for k, v in enumerate(r.start)))
         self.show("start", [
             (c("{}    H = {}，d = D/H = {}    唯一元素 {} 个", self.shape("start"), book.index("heads", r.heads),
                book.index("head_dim", r.head_dim), book.index("count", r.layouts["start"].size)), style.TEXT),
@@ -165,6 +168,9 @@ class Multihead(ClipScene):
     def split_heads(self) -> None:
         r, book, c = self.result, self.book, self.book.compose
         self.step("reshape 成 [B, T, H, d]：特征下标 c 拆成 h = floor(c/d) 和 r = c mod d。")
+        self.narrate(NARRATION["split"], self.eid(), book.index("track.start[2]", r.start[2]),
+                     book.index("head_dim", r.head_dim), book.index("track.split[2]", r.split[2]),
+                     book.index("track.split[3]", r.split[3]))
         self.show("split", [
             (c("{}    reshape 只拆开最后一维，元素的先后顺序不变", self.shape("split")), style.TEXT),
             (c("{}：c = {}，d = {} → h = floor(c/d) = {}，r = c mod d = {} → {}", self.eid(),
@@ -176,6 +182,13 @@ class Multihead(ClipScene):
         r, book, c = self.result, self.book, self.book.compose
         a, b = (book.index(f"transpose.dims[{k}]", v) for k, v in enumerate(compute.HEAD_SWAP))
         self.step("transpose({}, {}) 交换 T、H 两轴，得到 [B, H, T, d]；每头的分数是 [B, H, T, T]。", a, b)
+        said = [(NARRATION["transpose"], book.coords("score_shape", r.score_shape)),
+                (NARRATION["transpose.swap"], self.eid(), self.at("split"), self.at("transposed"))
+                if r.split[1] != r.split[2] else (NARRATION["transpose.same"], self.eid(), self.at("transposed"))]
+        if self.keeps_order():
+            said.append((NARRATION["transpose.order"], self.unit_axes()))
+        for template, *slots in said:
+            self.narrate(template, *slots)
         swap = ("，t 与 h 相等，互换后坐标不变" if r.split[1] == r.split[2] else "，t 与 h 互换")
         lines = [(c("{}    每头 S = Q Kᵀ/√d：[B, H, T, T] = {}", self.shape("transposed"),
                     book.coords("score_shape", r.score_shape)), style.TEXT),
@@ -191,6 +204,13 @@ class Multihead(ClipScene):
         c = self.book.compose
         self.step("transpose 换回 [B, T, H, d]，再 reshape 合并成 [B, T, D]：{} 回到 {}。",
                   self.eid(), self.at("merged"))
+        heads = self.result.heads
+        one = [self.book.index("heads", heads)] if heads == 1 else []
+        self.narrate(NARRATION["merge.one" if one else "merge"], *one, self.eid(), self.at("merged"))
+        if self.inputs["wrong_merge"]:      # the red preview line below
+            case = "order" if not len(self.misplaced) else "stays" if self.stays() else "moves"
+            self.narrate(NARRATION["merge." + case], self.eid(), self.at("wrong"),
+                         *([self.unit_axes()] if case == "order" else []))
         back = (c("{}    先换回：同一位置的各头重新相邻", self.shape("back")) if not self.keeps_order()
                 else c("{}    先换回：{}，顺序本来就没变", self.shape("back"), self.unit_axes()))
         self.show("back", [(back, style.TEXT),
@@ -208,6 +228,14 @@ class Multihead(ClipScene):
         r, book, c = self.result, self.book, self.book.compose
         emphasis = self.inputs["wrong_merge"]
         self.step("{}", self.wrong_caption(emphasis))
+        count = [book.index("misplaced", len(self.misplaced))] if emphasis and len(self.misplaced) else []
+        if not len(self.misplaced):
+            self.narrate(NARRATION["wrong.order"], self.unit_axes())
+        elif self.stays():
+            self.narrate(NARRATION["wrong.stays.count" if emphasis else "wrong.stays"], self.eid(), *count)
+        else:
+            self.narrate(NARRATION["wrong.moves.count" if emphasis else "wrong.moves"], self.eid(),
+                         self.at("merged"), self.at("wrong"), *count)
         self.show("transposed", [(c("{}    回到拆头后的布局，跳过 transpose 换回", self.shape("transposed")),
                                   style.TEXT),
                                  (c("{}：{}", self.eid(), self.at("transposed")), style.TRACK)])
@@ -237,6 +265,7 @@ class Multihead(ClipScene):
             self.step("把 D 改为 {}、H 改为 {}：无法均分，计算在拆头之前停止。", d, h)
         self.clear_stage()
         q, rem = (book.index(f"error.split[{k}]", v) for k, v in enumerate(self.split_check))
+        self.narrate(NARRATION["error"], d, h, q, rem)
         sizes = [book.index(f"error.shape[{k}]", v) for k, v in enumerate((b, t, ed))]
         error = c("Error: --heads '{}': " + NOT_DIVISIBLE, h, d, h)
         if str(error) != f"Error: {self.error}":

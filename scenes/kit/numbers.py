@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import OrderedDict
 from typing import Any, Iterable
 
 from manim import MathTex, Mobject, Text
@@ -22,6 +23,25 @@ CJK_DIGITS = "零一二三四五六七八九十"
 
 
 NUMBERED = re.compile(r"\{(\d+)\}")      # a translation's reordered slots: {1} ... {0}
+
+
+_MADE: OrderedDict[tuple[str, str, float, str], Text] = OrderedDict()
+MADE_LIMIT = 1500          # texts kept for reuse in one process (a few hundred kB each)
+
+
+def made_text(text: str, font: str, size: float, color: str) -> Text:
+    """A Text; a repeated one is copied from the first (parsing Pango's SVG is the slow part
+    of building a clip, a copy is several times faster). The first one itself is handed out
+    and an untouched copy kept."""
+    key = (text, font, size, str(color))
+    if key in _MADE:
+        _MADE.move_to_end(key)
+        return _MADE[key].copy()
+    mob = Text(text, font=font, font_size=size, color=color)
+    _MADE[key] = mob.copy()
+    if len(_MADE) > MADE_LIMIT:
+        _MADE.popitem(last=False)
+    return mob
 
 
 class TypedNumberError(ValueError):
@@ -141,8 +161,7 @@ class NumberBook:
              font: str = style.FONT, kind: str = "label") -> Mobject:
         """Plain text (never parsed as markup) from a digit-free template and the book's slots."""
         shown = template if isinstance(template, Shown) and not slots else self.compose(template, *slots)
-        mob = Text(str(shown), font=lang.font(font), font_size=size, color=color)
-        return self.register(mob, kind, shown)
+        return self.register(made_text(str(shown), lang.font(font), size, color), kind, shown)
 
     def label(self, text: str, color: str = style.TEXT, size: float = style.BODY_SIZE,
               font: str = style.FONT) -> Mobject:

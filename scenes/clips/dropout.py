@@ -9,7 +9,7 @@ import numpy as np
 from manim import DOWN, RIGHT, UP, Create, FadeIn, Line, ReplacementTransform, Transform, VGroup
 
 from scenes.clips import dropout_parts as parts
-from scenes.clips.dropout_parts import DECIMALS, MEAN_DECIMALS, RowTable, Rows
+from scenes.clips.dropout_parts import DECIMALS, MEAN_DECIMALS, RowTable, Rows, Spoken
 from scenes.compute import dropout as compute
 from scenes.kit import style
 from scenes.kit.anim import Appear, Vanish
@@ -56,7 +56,7 @@ def rules(raw: dict) -> dict:
             "seed": integer(raw.get("seed", 0), "seed", 0, 2**31 - 1)}
 
 
-class Dropout(Rows, ClipScene):
+class Dropout(Rows, Spoken, ClipScene):
     spec = Clip(
         name="dropout", section="4.6", title="dropout 并不保持每行权重和恰好为一",
         summary="4.6 dropout：单次结果与期望，训练与评估",
@@ -78,15 +78,6 @@ class Dropout(Rows, ClipScene):
         return compute.dropout_lesson(i["weights"], i["p"], i["mode"], i["masks"],
                                       i["samples"], i["seed"])
 
-    @property
-    def one(self) -> Shown:
-        """The 1 of 1/(1-p) and of "row sums to 1", recorded where it is drawn."""
-        return self.book.fmt("formula.one", 1, 0)
-
-    @property
-    def zero(self) -> Shown:
-        return self.book.fmt("formula.zero", 0, 0)
-
     def construct(self) -> None:
         self.show_row()
         self.one_mask_at_a_time()
@@ -101,7 +92,12 @@ class Dropout(Rows, ClipScene):
     # -- step 1
     def show_row(self) -> None:
         r = self.result
-        self.step("softmax 之后的一行权重：dropout 之前，行和为 {}。", self.book.fmt("weight_sum", r.weight_sum, DECIMALS))
+        total = self.book.fmt("weight_sum", r.weight_sum, DECIMALS)
+        self.step("softmax 之后的一行权重：dropout 之前，行和为 {}。", total)
+        if r.mode == "eval":
+            self.narrate(parts.NARRATION["row.eval"], total, self.p(), self.book.fmt("p_eff", r.p_eff, 0))
+        else:
+            self.narrate(parts.NARRATION["row.train"], self.p(), self.one, self.one, self.scale(), total, self.one)
         head = self.mode_line()
         t = self.rows_table = self.chosen_table()      # step 2's table, placed now
         self.rows_note = self.row_note()
@@ -136,9 +132,16 @@ class Dropout(Rows, ClipScene):
         r, book = self.result, self.book
         if r.mode == "eval":
             self.step("评估模式有效 p = {}：不丢弃任何项，所选掩码不起作用，行保持原样。", book.fmt("p_eff", r.p_eff, 0))
+            self.narrate(parts.NARRATION["masks.eval"], self.p())
         else:
             tail, slots = self.sums_against_one()
             self.step("保留项乘以 {}/({}−p)，丢弃项为 {}：" + tail, self.one, self.one, self.zero, *slots)
+            if r.p == 0:
+                self.narrate(parts.NARRATION["masks.none"], self.one, self.zero, self.p(), self.scale(), self.zero)
+            elif set(self.drawn_sums()) == {1.0}:
+                self.narrate(parts.NARRATION["masks.kept"], self.one, self.zero, self.scale(), self.one, self.zero)
+            else:
+                self.narrate(parts.NARRATION["masks.moved"], self.one, self.zero, self.scale(), self.one)
         t = self.rows_table
         head, row, rule = self.first
         self.play(Vanish(self.row_bars), ReplacementTransform(head, t.row(0)[:-1]),
@@ -148,9 +151,13 @@ class Dropout(Rows, ClipScene):
             self.play(FadeIn(t.row(k + 2), shift=DOWN * 0.15), run_time=0.6)
             self.wait(0.4)
 
+    def drawn_sums(self) -> list[float]:
+        """The chosen masks' row sums as drawn (six decimals)."""
+        return [float(self.book.fmt(f"chosen[{k}].sum", s, DECIMALS)) for k, s in enumerate(self.result.sums)]
+
     def sums_against_one(self) -> tuple[str, list]:
         """What the chosen masks' sums (as drawn) show against 1: the caption's second half."""
-        drawn = [float(self.book.fmt(f"chosen[{k}].sum", s, DECIMALS)) for k, s in enumerate(self.result.sums)]
+        drawn = self.drawn_sums()
         kinds = [w for w, hit in (("大于", any(v > 1 for v in drawn)), ("小于", any(v < 1 for v in drawn)),
                                   ("等于", any(v == 1 for v in drawn))) if hit]
         if len(kinds) == 3:
@@ -169,6 +176,16 @@ class Dropout(Rows, ClipScene):
                       book.fmt("table[0].prob", r.table.probs[0], DECIMALS), total)
         else:
             self.step("全部 {} 个掩码按概率加权：每项的期望等于原权重，行和的期望为 {}。", count, total)
+        if r.mode == "eval":
+            self.narrate(parts.NARRATION["every.eval"], self.zero)
+        elif r.p == 0:
+            self.narrate(parts.NARRATION["every.none"], self.p(), self.zero)
+        elif len(r.ranked) < len(r.table.masks):
+            self.narrate(parts.NARRATION["every.many"], count, book.index("listed_masks", len(r.ranked)),
+                         self.one, self.one, self.one, total)
+        else:
+            self.narrate(parts.NARRATION["every.train"], book.fmt("prob_total", r.prob_total, DECIMALS),
+                         self.one, self.one, self.one, total)
         self.clear_stage()
         table = self.every_table()
         listed = len(r.ranked)
@@ -198,6 +215,7 @@ class Dropout(Rows, ClipScene):
         else:
             gap = book.fmt(f"gap[{len(r.checkpoints) - 1}]", r.checkpoint_gaps[-1], MEAN_DECIMALS)
             self.step("按 nn.Dropout 的语义随机抽取掩码：{} 次采样后，逐项平均与原权重最多相差 {}。", last, gap)
+        self.narrate_sampling(last)
         self.clear_stage()
         listed = min(len(r.sample_sums), compute.SHOWN)
         what = "前 {} 次采样" if listed < len(r.sample_sums) else "全部 {} 次采样"
@@ -222,6 +240,24 @@ class Dropout(Rows, ClipScene):
                       run_time=0.6)
             self.wait(0.2)
         self.play(Appear(numbers))
+
+    def narrate_sampling(self, last: Shown) -> None:
+        """Step 4: all kept (eval, p = 0, or by chance), one draw, the gap shrank, or it did not."""
+        r, book, say = self.result, self.book, parts.NARRATION
+        gaps = [book.fmt(f"gap[{j}]", g, MEAN_DECIMALS) for j, g in enumerate(r.checkpoint_gaps)]
+        if r.sampled.masks.all():
+            if r.mode == "eval":
+                self.narrate(say["sample.eval"], last)
+            elif r.p == 0:
+                self.narrate(say["sample.none"], self.p(), last)
+            else:
+                self.narrate(say["sample.lucky"], self.p(), last, self.scale())
+        elif len(r.checkpoints) == 1:
+            self.narrate(say["sample.once"], self.scale(), gaps[0])
+        elif r.checkpoint_gaps[-1] < r.checkpoint_gaps[0]:
+            self.narrate(say["sample.closer"], gaps[0], last, gaps[-1])
+        else:
+            self.narrate(say["sample.stuck"], self.scale())
 
     def mean_bars(self):
         """Bars of the last running mean, dashed original weights, positions, the mean's numbers."""
@@ -260,6 +296,7 @@ class Dropout(Rows, ClipScene):
         else:
             self.step("评估模式关闭 dropout：有效 p = {}，权重保持原样，行和仍为 {}。", p_eff,
                       book.fmt("eval.sum", r.eval_sum, DECIMALS))
+        self.narrate_eval()
         self.clear_stage()
         table = self.eval_table(p_eff)
         rule = self.zero_rule()

@@ -244,3 +244,84 @@ class Rows:
             last.append(self.num("train.sum", r.train_sum, style.ACCENT))
         rows.append(last + [self.num("eval.sum", r.eval_sum, style.ACCENT)])
         return RowTable(rows, row_h=0.56)
+
+
+# What the lecturer says in each step (the caption is its one-line summary), in the book's
+# words where it has them; {} slots are filled by the book. Keys name the case the data chose.
+NARRATION = {
+    "row.train": "上游把 dropout 放在 softmax 之后，训练时以概率 p 独立丢弃这一行的每一项；"
+                 "这里 p = {}，保留项乘以 {}/({}−p) = {}。这一行原本和为 {}，经过 dropout 还会加到 {} 吗？",
+    "row.eval": "这是 softmax 之后的一行注意力权重，行和为 {}。这里是评估模式：推理时 dropout 应关闭，"
+                "配置的 p = {} 被忽略，有效 p = {}。下面逐步看，掩码、期望和采样都不会改变这一行。",
+    "masks.moved": "掩码的一位对应一个位置，{} 保留，{} 丢弃；这些掩码是手动选的，不是随机抽样。"
+                   "保留项乘以 {}，右边是行和与掩码的概率。行和随掩码而变，偏离 {} 并不说明 softmax 算错了。",
+    "masks.kept": "掩码的一位对应一个位置，{} 保留，{} 丢弃；这些掩码是手动选的，不是随机抽样。"
+                  "保留项乘以 {}，右边是行和与掩码的概率。所选掩码的行和都是 {}，但换成全部丢弃的掩码，行和就是 {}。",
+    "masks.none": "掩码的一位对应一个位置，{} 保留，{} 丢弃；这些掩码是手动选的，不是随机抽样。"
+                  "p = {} 时保留项只乘以 {}，丢了项的掩码概率都是 {}，训练时并不会出现。",
+    "masks.eval": "评估模式下 dropout 关闭，配置的 p = {} 被忽略。表中仍列出所选的掩码，但它们不起作用："
+                  "每一行都与原权重相同，行和不变。概率一列也说明，评估时只有全保留的掩码会出现。",
+    "every.train": "每一项独立地以概率 p 丢弃，掩码的概率是各位概率的乘积，合计 {}。每一项以概率 {}−p 保留，"
+                   "保留时乘以 {}/({}−p)，放大正好抵消丢弃的期望损失，所以期望就是原权重。单次结果的行和却不一定是 {}。",
+    "every.many": "共 {} 个掩码，表里列出概率最大的 {} 个，其余合成一行。每一项以概率 {}−p 保留，"
+                  "保留时乘以 {}/({}−p)，放大正好抵消丢弃的期望损失，所以期望就是原权重。单次结果的行和却不一定是 {}。",
+    "every.none": "p = {} 时不会丢弃任何项：除了全保留的掩码，其余掩码的概率都是 {}。"
+                  "加权平均之后，期望一行就是原权重本身。这时每一次的结果都与期望相同。",
+    "every.eval": "评估模式不丢弃任何项，表中的概率都按有效 p 计算：除了全保留的掩码，其余掩码的概率都是 {}。"
+                  "加权平均之后，期望一行就是原权重本身。评估时每次结果都相同，没有随机波动。",
+    "sample.closer": "现在按 nn.Dropout 的语义随机抽取，每一项以概率 p 置零。中间一列是逐项平均与原权重的最大差："
+                     "第一次采样后为 {}，{} 次后降到 {}。单次的偏差在平均中相互抵消，右边柱子向虚线上的原权重靠拢。",
+    "sample.stuck": "现在按 nn.Dropout 的语义随机抽取，每一项以概率 p 置零，保留项乘以 {}。"
+                    "中间一列的最大差没有比第一次采样后更小：次数太少，随机偏差还没有相互抵消。"
+                    "平均要靠足够多的采样，才会接近原权重。",
+    "sample.once": "现在按 nn.Dropout 的语义随机抽取，每一项以概率 p 置零，保留项乘以 {}。"
+                   "只采样一次时，逐项平均与原权重最多相差 {}。单次结果会偏离原权重，多次采样的平均才接近期望。",
+    "sample.eval": "评估模式下 nn.Dropout 不丢弃任何项，抽多少次都一样：这 {} 次的每一行都是原权重本身。"
+                   "逐项平均从第一次起就等于原权重，推理时需要的正是这种确定的结果。",
+    "sample.none": "p = {} 时 nn.Dropout 不会丢弃任何项：这 {} 次采样的每一行都与原权重相同，"
+                   "逐项平均从第一次起就是原权重。p 大于零时，才会出现随机的偏差。",
+    "sample.lucky": "按 nn.Dropout 的语义，每一项以概率 p = {} 置零。这 {} 次采样恰好没有丢弃任何一项，"
+                    "每一行都是原权重乘以 {}。p 越小，丢弃越少，单次结果越接近原权重。",
+    "eval.train.check": "推理时 dropout 应关闭：nn.Dropout 服从 model.eval()，函数式接口则要显式把概率设为 {}。"
+                        "训练一列用第一个掩码，行和为 {}；评估一列不变。要检查 softmax 的行和，应在 dropout 之前检查。",
+    "eval.train.zeros": "推理时 dropout 应关闭：nn.Dropout 服从 model.eval()，函数式接口则要显式把概率设为 {}。"
+                        "训练一列用第一个掩码，行和为 {}；评估一列不变。位置 {} 的原权重为 {}，保留或丢弃都仍为 {}。",
+    "eval.only.check": "推理时 dropout 应关闭：nn.Dropout 服从 model.eval()，函数式接口则要显式把概率设为 {}。"
+                       "配置的 p 在评估模式下被忽略，输出就是原权重。要检查 softmax 的行和，应在 dropout 之前检查。",
+    "eval.only.zeros": "推理时 dropout 应关闭：nn.Dropout 服从 model.eval()，函数式接口则要显式把概率设为 {}。"
+                       "配置的 p 在评估模式下被忽略，输出就是原权重。位置 {} 的原权重为 {}，评估后仍为 {}。",
+}
+
+
+class Spoken:
+    """Shared slots (1, 0, p, 1/(1-p) as drawn) and what is said in step 5 (a mixin)."""
+    book: NumberBook
+    result: Any
+    narrate: Any
+
+    @property
+    def one(self) -> Shown:
+        """The 1 of 1/(1-p) and of "row sums to 1", recorded where it is drawn."""
+        return self.book.fmt("formula.one", 1, 0)
+
+    @property
+    def zero(self) -> Shown:
+        return self.book.fmt("formula.zero", 0, 0)
+
+    def p(self) -> Shown:
+        return self.book.fmt("p", self.result.p, short([self.result.p]))
+
+    def scale(self) -> Shown:
+        """1/(1-p) as the mode line draws it (train mode only)."""
+        return self.book.fmt("scale", self.result.scale, short([self.result.scale]))
+
+    def narrate_eval(self) -> None:
+        """Step 5: with or without the train column (p = 1 in eval mode), with or without zeros."""
+        r, book, z = self.result, self.book, self.zero
+        case, slots = ("eval.only", [z]) if r.train_row is None else \
+            ("eval.train", [z, book.fmt("train.sum", r.train_sum, DECIMALS)])
+        if r.zeros:
+            where = listing(book, [book.index(f"position[{i}]", i) for i in r.zeros])
+            self.narrate(NARRATION[case + ".zeros"], *slots, where, z, z)
+        else:
+            self.narrate(NARRATION[case + ".check"], *slots)

@@ -10,8 +10,9 @@ from manim import DOWN, RIGHT, UL, UP, FadeIn, LaggedStart, Transform, VGroup, W
 
 from scenes.clips.score_grid_parts import (FULL_SCALE, MIN_SCALE, WIDTH, Pages, align_columns,
                                            axis_names, batches, column_labels, falk, grid_decimals,
-                                           grouped_bars, labelled_grid, legend, place_bars, role_grid,
-                                           row_caption, same_columns, set_columns, short_names,
+                                           direct_says, grouped_bars, labelled_grid, legend, place_bars,
+                                           projection_says, role_grid, row_caption, said, same_columns,
+                                           scaling_says, scores_says, set_columns, short_names,
                                            variance_table)
 from scenes.compute import scores as compute
 from scenes.kit import style
@@ -116,15 +117,18 @@ class ScoreGrid(Pages, ClipScene):
                       row_labels=axis_names(book, self.inputs["tokens"], "x", len(r.x)))
         blocks = [self.projection_block(*role) for role in self.roles()]
         intro = "引入三个可训练矩阵："
-        says = [(b.name + " = X " + b.w_name + "：" + SAYS[b.name] + "。",) for b in blocks]
+        say = lambda page: projection_says(book, r, page)
+        says = [said((b.name + " = X " + b.w_name + "：" + SAYS[b.name] + "。",), say(b.name))
+                for b in blocks]
         one = lambda m: (lambda s: VGroup(m))
-        options = [[((intro + "Q = X W_Q，K = X W_K，V = X W_V。",), lambda s: falk(x, blocks, s))],
-                   [(("引入三个可训练矩阵，先看 " + c[0],) if n == 0 else c, lambda s, b=b: falk(x, [b], s))
-                    for n, (c, b) in enumerate(zip(says, blocks))],
-                   [((intro + "Q、K、V 都由同一个输入 X 投影而来，X 每行一个位置。",), one(x))]
+        options = [[(said((intro + "Q = X W_Q，K = X W_K，V = X W_V。",), say("all")),
+                     lambda s: falk(x, blocks, s))],
+                   [(said(("引入三个可训练矩阵，先看 " + c[0],), say("first")) if n == 0 else c,
+                     lambda s, b=b: falk(x, [b], s)) for n, (c, b) in enumerate(zip(says, blocks))],
+                   [(said((intro + "Q、K、V 都由同一个输入 X 投影而来，X 每行一个位置。",), say("x")), one(x))]
                    + [(c, one(b)) for c, b in zip(says, blocks)]]
-        options.append(options[-1][:1] + [p for b, c in zip(blocks, says)
-                                          for p in ((self.w_says(b.name), one(b.w)), (c, one(b.out)))])
+        options.append(options[-1][:1] + [p for b, c in zip(blocks, says) for p in (
+            (said(self.w_says(b.name), say(b.w_name)), one(b.w)), (c, one(b.out)))])
         plan = self.plan(options, top)
         self.turn_pages(plan, self.show_part, top, keep=[rule],
                         first=lambda: self.play(Appear(rule)))
@@ -178,8 +182,10 @@ class ScoreGrid(Pages, ClipScene):
         names = [n for _, _, n, _, _ in self.roles()]
         first = "直接给定 " + "、".join(names) + "：查询与键的宽度必须相同，才能做点积。"
         row = lambda run: (lambda s: VGroup(*run).arrange(RIGHT, buff=0.6 * s, aligned_edge=UP))
-        options = [[((first,) if n == 0 else ("直接给定的 " + "；".join(
-            GIVEN_SAYS[names[grids.index(g)]] for g in run) + "。",), row(run))
+        run_names = lambda run: [names[grids.index(g)] for g in run]
+        options = [[(said((first,) if n == 0 else ("直接给定的 " + "；".join(
+            GIVEN_SAYS[name] for name in run_names(run)) + "。",),
+            direct_says(book, self.result, run_names(run), n == 0)), row(run))
             for n, run in enumerate(runs)]
             for runs in ([grids], batches(grids, WIDTH, 5.9, 0.6), [[g] for g in grids])]
         self.turn_pages(self.plan(options), lambda m: self.play(Appear(m), run_time=0.6))
@@ -209,7 +215,8 @@ class ScoreGrid(Pages, ClipScene):
     def fill_scores(self):
         r, book = self.result, self.book
         square = "[T, T]" if r.scores.shape[0] == r.scores.shape[1] else "[T_q, T_k]"
-        caption = ("QKᵀ 是 " + square + "：第 i 行第 j 列 = qᵢ · kⱼ；行是查询，列是键。",)
+        caption = said(("QKᵀ 是 " + square + "：第 i 行第 j 列 = qᵢ · kⱼ；行是查询，列是键。",),
+                       scores_says(book, r))
         grid, bar, labels = self.score_heat("scores", r.scores, r.scores_range)
         head = book.math(r"S_{ij} = q_i \cdot k_j = \sum_r q_{i,r}\, k_{j,r}", size=36)
         tag = VGroup(book.math(r"QK^\top", color=style.ACCENT),
@@ -239,6 +246,8 @@ class ScoreGrid(Pages, ClipScene):
         v = r.variance
         d_k = book.index("d_k", r.d_k)
         caption = ("点积方差约为 dₖ，除以 √dₖ 把量级拉回一；本例 dₖ = {}，即一个头的宽度。", d_k)
+        caption_one = said(caption, scaling_says(book, r, "one"))
+        caption = said(caption, scaling_says(book, r, "table"))
         table = variance_table(book, v, r.own)
         note = book.text("采样 {} 对单位方差 q、k，种子 {}", book.index("variance.samples", v.samples),
                          book.index("seed", v.seed), size=style.LABEL_SIZE, color=style.MUTED)
@@ -247,13 +256,14 @@ class ScoreGrid(Pages, ClipScene):
         root = book.math(r"\sqrt{d_k} = \sqrt{@} = @", d_k, scale, color=style.TRACK, size=36)
         grid, bar, labels = self.score_heat("scaled", r.scaled, r.scaled_range)
         tag = book.math(r"QK^\top / \sqrt{d_k}", color=style.ACCENT)
-        then = ("每个分数除以 √dₖ = {}：缩放后的分数网格，行仍是查询，列仍是键。", scale)
+        then = said(("每个分数除以 √dₖ = {}：缩放后的分数网格，行仍是查询，列仍是键。", scale),
+                    scaling_says(book, r, "grid"))
 
         def right(cols, s):
             set_columns(grid, cols, s)
             return VGroup(root, VGroup(VGroup(grid, tag).arrange(DOWN, buff=0.25 * s), bar)
                           .arrange(RIGHT, buff=0.4 * s)).arrange(DOWN, buff=0.3 * s)
-        one = [[(caption, lambda s, c=cols: VGroup(left, right(c, s)).arrange(RIGHT, buff=0.7 * s))]
+        one = [[(caption_one, lambda s, c=cols: VGroup(left, right(c, s)).arrange(RIGHT, buff=0.7 * s))]
                for cols in labels]                  # one board: whole names, then abbreviated
         two = [[(caption, lambda s: VGroup(left), 1.3), (then, lambda s, c=cols: VGroup(right(c, s)))]
                for cols in labels]                  # the table, then the scaled grid

@@ -6,7 +6,12 @@ once per font size, inside "0c0" so its advance and baseline are known, and a
 number is then a row of glyph copies: the same outlines Pango would draw for the
 whole string (the font is monospaced, so there is no kerning to lose).
 """
-from manim import Text, VGroup
+import atexit
+import shutil
+import tempfile
+from functools import lru_cache
+
+from manim import Text, VGroup, tempconfig
 
 from scenes.kit import style
 
@@ -16,9 +21,19 @@ REFERENCES = []   # the glyph sheets ("0c0"): set once, never drawn (kept alive,
 
 
 def _sheet(text, size):
-    t = Text(text, font=style.NUMBER_FONT, font_size=size)
+    # Pango's SVG goes to a folder of this process: a sheet may be set outside any render
+    # (at import, in a test), and two processes must never share a half-written file.
+    with tempconfig({"media_dir": _private_media()}):
+        t = Text(text, font=style.NUMBER_FONT, font_size=size)
     REFERENCES.append(t)
     return t
+
+
+@lru_cache(maxsize=None)
+def _private_media():
+    path = tempfile.mkdtemp(prefix="glyphs-")
+    atexit.register(shutil.rmtree, path, True)
+    return path
 
 
 def _advance_of_ref(size):

@@ -177,8 +177,8 @@ class FutureCheck(ClipScene):
         if gap > 0 and same_text:     # the two columns read the same at four decimals, yet differ
             zoom.add(words(book, "两列在四位小数内相同，实际最大差 {}", self.slot(f"{name}.change[0][{t}]", gap),
                            color=style.MASK).next_to(zoom, DOWN, buff=0.2))
-        mode = "因果掩码开" if on else "因果掩码关"
-        summary = VGroup(words(book, mode + " · 前缀最大差", color=style.TEXT, size=style.BODY_SIZE), worst)
+        mode = "因果掩码开 · 前缀最大差" if on else "因果掩码关 · 前缀最大差"
+        summary = VGroup(words(book, mode, color=style.TEXT, size=style.BODY_SIZE), worst)
         panel = VGroup(zoom, summary.arrange(RIGHT, buff=0.2)).arrange(DOWN, buff=0.35)
         self.place(board, panel)
         self.play(Appear(board), Appear(zoom))

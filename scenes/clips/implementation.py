@@ -178,12 +178,14 @@ class Implementation(ClipScene):
             self.step("分数 q @ kᵀ 只乘最后两轴，得到 {}；T = {} 时掩码里没有未来位置可遮，softmax 照常按行归一。",
                       self.shape("scores"), self.book.index("shape.mask[0]", s.mask[0]))
         self.narrate("分数 q 乘 k 的转置只作用在最后两轴，批次和头两轴原样保留，再除以 d 的平方根，得到 {}："
-                     "每个批次、每个头各有一张 T 乘 T 的表。mask 从 future 缓冲区截出前 T 行、前 T 列，形状 {}。"
-                     + ("masked_fill 把未来位置填成负无穷，每张表里遮住 {} 个；softmax 沿最后一维归一化，"
-                        "被遮住的位置得到零概率，剩下的位置自动重新归一化。" if s.masked else
-                        "T = {} 时只有对角线，没有未来位置可遮；softmax 照常沿最后一维归一化。"),
-                     self.shape("scores"), self.shape("mask"),
-                     self.book.index("masked", s.masked) if s.masked else self.book.index("shape.mask[0]", s.mask[0]))
+                     "每个批次、每个头各有一张 T 乘 T 的表。mask 从 future 缓冲区截出前 T 行、前 T 列，形状 {}。",
+                     self.shape("scores"), self.shape("mask"))
+        if s.masked:
+            self.narrate("masked_fill 把未来位置填成负无穷，每张表里遮住 {} 个；softmax 沿最后一维归一化，"
+                         "被遮住的位置得到零概率，剩下的位置自动重新归一化。", self.book.index("masked", s.masked))
+        else:
+            self.narrate("T = {} 时只有对角线，没有未来位置可遮；softmax 照常沿最后一维归一化。",
+                         self.book.index("shape.mask[0]", s.mask[0]))
         self.walk(range(9, 13))
 
     def merge(self) -> None:

@@ -77,13 +77,22 @@ def snapshot(scene: Scene, book: Any, step: int) -> dict[str, Any]:
 
 
 def wrap_two_lines(text: str) -> str:
-    """Break a long caption once, at the punctuation (or space) nearest its middle."""
-    middle, best = len(text) / 2, None
-    for i, ch in enumerate(text[:-1]):
-        if ch in "，；：。、,;: ":
-            if best is None or abs(i + 1 - middle) < abs(best - middle):
-                best = i + 1
-    cut = best if best is not None and abs(best - middle) < len(text) / 3 else int(middle)
+    """Break a long caption once: after the punctuation nearest its middle when one lies in
+    its middle half, else at the space nearest the middle (never beside an "=", so "T = 1"
+    stays whole)."""
+    middle = len(text) / 2
+    strong = [i + 1 for i, ch in enumerate(text[:-1]) if ch in "，；：。、,;:"]
+    weak = [i + 1 for i, ch in enumerate(text[:-1]) if ch == " "
+            and text[i - 1:i] != "=" and text[i + 1:i + 2] != "="]
+
+    def nearest(cuts: list[int]) -> int | None:
+        return min(cuts, key=lambda c: abs(c - middle)) if cuts else None
+
+    cut = nearest(strong)
+    if cut is None or abs(cut - middle) >= len(text) / 4:
+        cut = nearest(weak) if weak else cut
+    if cut is None or abs(cut - middle) >= len(text) / 3:
+        cut = int(middle)
     return text[:cut].rstrip() + "\n" + text[cut:].lstrip()
 
 

@@ -110,7 +110,7 @@ def source_messages(root: Path = ROOT) -> dict[str, list[str]]:
 
 # Literals with CJK characters that are data, not words: kit/numbers.py's count digits,
 # kit/style.py's CJK ranges (reading time), kit/layout.py's break points for wrapping captions.
-NOT_WORDS = frozenset({"零一二三四五六七八九十", "十", "\u3000", "\u9fff", "\uff00", "\uffef", "，；：。、,;: "})
+NOT_WORDS = frozenset({"零一二三四五六七八九十", "十", "\u3000", "\u9fff", "\uff00", "\uffef", "，；：。、,;:"})
 
 
 def missing(lang: str) -> dict[str, list[str]]:

@@ -137,9 +137,11 @@ class Exercises(ClipScene):
         self.answer("3.1", "对齐后两版的输出完全相同：最大差为 {}。" if r.max_diff == 0 else
                     "对齐后两版的输出只差浮点舍入：最大差 {}。", diff, say=(
                         "权重对齐之后，把同一个输入 x 送进两版：左边每一行是一个词的向量，右边是两版的输出。"
-                        + ("两列逐项相同，最大差恰为 {}。" if r.max_diff == 0 else
-                           "两列只差浮点舍入，最大差为 {}，来自运算顺序的不同。")
-                        + "这说明两种布局实现的是同一个计算；不先对齐权重就比较输出，什么也说明不了。", diff))
+                        "两列逐项相同，最大差恰为 {}。这说明两种布局实现的是同一个计算；"
+                        "不先对齐权重就比较输出，什么也说明不了。" if r.max_diff == 0 else
+                        "权重对齐之后，把同一个输入 x 送进两版：左边每一行是一个词的向量，右边是两版的输出。"
+                        "两列只差浮点舍入，最大差为 {}，来自运算顺序的不同。这说明两种布局实现的是同一个计算；"
+                        "不先对齐权重就比较输出，什么也说明不了。", diff))
         body = parts.align_outputs(self, r, diff)
         self.play(Appear(body[0]))
         self.play(Appear(body[1]), Appear(body[2]))
@@ -224,10 +226,13 @@ class Exercises(ClipScene):
                       "未来位置变成负无穷，再按行做 softmax。{}行权重分别是什么？", self.header("zeros"), t, zero,
                       book.index("zeros.diagonal", r.diagonal), t))
         rows = parts.fraction_rows(book, "zeros", r.fractions)
-        self.answer("zeros", "答案：{}行分别为 " + "、".join("{}" for _ in rows) + "。", t, *rows, say=(
+        listed = rows[0]
+        for row in rows[1:]:
+            listed = book.compose("{}、{}", listed, row)
+        self.answer("zeros", "答案：{}行分别为 {}。", t, listed, say=(
             "左边是分数加上掩码：对角线及其左边仍是 {}，右上方的未来位置是负无穷。e 的负无穷次方等于零，"
-            "被遮住的位置得到零概率；剩下的位置分数相同，平分这一行的权重。于是{}行依次是 "
-            + "、".join("{}" for _ in rows) + "，右边的小数和行和也确认了这一点。", zero, t, *rows))
+            "被遮住的位置得到零概率；剩下的位置分数相同，平分这一行的权重。于是{}行依次是 {}，"
+            "右边的小数和行和也确认了这一点。", zero, t, listed))
         body = self.zero_answer(r)
         for part in body:
             self.play(Appear(part), run_time=0.6)
@@ -280,9 +285,11 @@ class Exercises(ClipScene):
                   else "dim={} 不报错，却按列归一化：列和为 {}，这里行和碰巧也为 {}。",
                   *((wrong, one, count, one) if r.rows_off else (wrong, one, one)))
         self.narrate("改成 dim={}，张量形状没有变，所以程序不会报错，计算含义却变了：softmax 沿每一列归一化，"
-                     "下面的列和都是 {}。" + ("右边标红的行和说明，{}行的权重之和都不是 {}，无法保证每个查询分配的总权重为 {}。"
-                                         if r.rows_off else "这组分数碰巧让每行的和也是 {}，但一般无法保证每个查询分配的总权重为 {}。")
-                     + "形状对了，不等于计算对了。", wrong, one, *((count, one, one) if r.rows_off else (one, one)))
+                     "下面的列和都是 {}。右边标红的行和说明，{}行的权重之和都不是 {}，"
+                     "无法保证每个查询分配的总权重为 {}。形状对了，不等于计算对了。" if r.rows_off else
+                     "改成 dim={}，张量形状没有变，所以程序不会报错，计算含义却变了：softmax 沿每一列归一化，"
+                     "下面的列和都是 {}。这组分数碰巧让每行的和也是 {}，但一般无法保证每个查询分配的总权重为 {}。"
+                     "形状对了，不等于计算对了。", wrong, one, *((count, one, one) if r.rows_off else (one, one)))
         self.clear_stage()
         self.play(Appear(heading(book, self.header("dim"))), run_time=0.4)
         body = self.dim_wrong(r, right, wrong)

@@ -328,16 +328,16 @@ def shape_chain(s: Any, r: Any) -> list:
     keys = [book.index(f"shapes.key_swap[{k}]", v) for k, v in enumerate(r.key_swap)]
     steps = [(code(book, "q = W_query(x)"), "[B, T, D_o]", "projected", None),
              (code(book, "q = q.view(B, T, H, d)"), "[B, T, H, d]", "split", None),
-             (code(book, "q = q.transpose({}, {})", *swap), "[B, H, T, d]", "per_head", "Q 分头后"),
-             (code(book, "s = q @ k.transpose({}, {})", *keys), "[B, H, T, T]", "scores", "分数"),
+             (code(book, "q = q.transpose({}, {})", *swap), "[B, H, T, d]", "per_head", "← Q 分头后"),
+             (code(book, "s = q @ k.transpose({}, {})", *keys), "[B, H, T, T]", "scores", "← 分数"),
              (code(book, "z = (a @ v).transpose({}, {})", *swap), "[B, T, H, d]", "back", None),
-             (code(book, "z = z.reshape(B, T, D_o)"), "[B, T, D_o]", "merged", "合并后")]
+             (code(book, "z = z.reshape(B, T, D_o)"), "[B, T, D_o]", "merged", "← 合并后")]
     rows = []
     for line, axes, name, answer in steps:
         color = style.TRACK if answer else style.TEXT
         shape = book.text("{}", book.coords(f"shapes.{name}", getattr(r, name)), color=color,
                           size=style.BODY_SIZE)
-        rows.append([line, muted(book, axes), shape, s.line("← " + answer, color=color) if answer else None])
+        rows.append([line, muted(book, axes), shape, s.line(answer, color=color) if answer else None])
     lines = table(rows, gap=0.6, row_h=0.62)
     d_model, heads = book.index("shapes.d_model", r.d_model), book.index("shapes.heads", r.heads)
     sizes = s.line("每头 d = D_o / H = {} / {} = {}", d_model, heads, book.index("shapes.head_dim", r.head_dim),

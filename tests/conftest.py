@@ -20,8 +20,11 @@ from scenes.kit.numbers import numerals  # noqa: E402
 from scenes.pipeline.inputs import check, raw_inputs  # noqa: E402
 from scenes.pipeline.registry import scene as scene_class  # noqa: E402
 from scenes.pipeline.runner import render_clip  # noqa: E402
+from manim import config  # noqa: E402
 
-
+# Anything a test draws outside a render writes Manim's files into a folder of this worker,
+# not ./media, where parallel workers would read each other's half-written SVGs.
+config.media_dir = tempfile.mkdtemp(prefix="test-media-")
 
 def inputs_for(clip, preset=None, **given):
     return check(clip, raw_inputs(clip, preset, given))

@@ -55,7 +55,7 @@ def layout_problems(manifest):
 _SCI = re.compile(r"^(-?\d+(?:\.(\d+))?)e([+-]\d+)$")
 
 
-COUNT_WORDS = {**{w: n for n, w in enumerate("零一二三四五六七八九十")},
+COUNT_WORDS = {**{w: n for n, w in enumerate("零一二三四五六七八九十")}, "两": 2,      # 两 before a measure word
                **{w: n for n, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve "
                                              "thirteen fourteen fifteen sixteen seventeen eighteen nineteen "
                                              "twenty".split())}}

@@ -16,8 +16,6 @@ from conftest import assert_refused, assert_video_with_captions, build, cli, inp
 from contract import layout_problems, oracle_problems
 
 CLIP = "weighted-average"
-# A count before a measure word, as Chinese writes it: 两个 (not 二个), 三个 ...
-COUNT_WORDS = {1: "一", 2: "两", 3: "三", 4: "四", 5: "五", 6: "六", 7: "七", 8: "八"}
 
 
 def grid(out, name, values):
@@ -32,7 +30,7 @@ def oracle(inputs):
     x = torch.tensor(inputs["x"], dtype=torch.float64)
     q = inputs["query"]
     n_rows, n_cols = x.shape
-    out = {"section": "4.1", "rows": COUNT_WORDS[n_rows], "columns": COUNT_WORDS[n_cols],
+    out = {"section": "4.1", "rows": n_rows, "columns": n_cols,   # count words: 两/三 or two/three
            "query": q, "dim_last": -1, "dim_rows": -2}
     out.update({f"name[{j}]": j for j in range(n_rows)})
     out.update({f"component[{c}]": c for c in range(n_cols)})

@@ -9,9 +9,9 @@ from manim import DOWN, RIGHT, Create, FadeIn, GrowArrow, Mobject, NumberPlane, 
 
 from scenes.clips.weighted_average_parts import (GAP, NARRATION, STACK_ROOM, Table, arrangement, arrow, cell_width,
                                                  flush, heat_cells, label_cols, label_rows, place_tags, places,
-                                                 plane_for, weight_bars)
+                                                 plane_for, speak, weight_bars)
 from scenes.compute import average as compute
-from scenes.kit import style
+from scenes.kit import lang, style
 from scenes.kit.anim import Appear
 from scenes.kit.base import ClipScene
 from scenes.kit.grids import MatrixGrid
@@ -87,7 +87,7 @@ class WeightedAverage(ClipScene):
 
     def count(self, label: str, n: int) -> Shown:
         """A count before a measure word (三个): book.word, except two, which is 两 there."""
-        return self.book._record(label, n, "两") if n == 2 else self.book.word(label, n)
+        return self.book._record(label, n, lang.tr("两")) if n == 2 else self.book.word(label, n)
 
     def head(self, tex: str) -> Mobject:
         """A column head: a short formula."""
@@ -108,11 +108,11 @@ class WeightedAverage(ClipScene):
         count, query = self.count("rows", n_rows), (self.keyed if self.long else self.name)(r.query)
         if self.planar():
             self.step("{}个输入向量：既是平面上的箭头，也是矩阵 X 的行；查询取 {}。", count, query)
-            self.narrate(NARRATION["inputs.plane"], count, query)
+            speak(self, NARRATION["inputs.plane"], count, query)
         else:
             self.step("{}个输入向量是矩阵 X 的行，每个有{}个分量（不画平面）；查询取 {}。",
                       count, self.count("columns", n_cols), query)
-            self.narrate(NARRATION["inputs.table"], count, self.count("columns", n_cols), query)
+            speak(self, NARRATION["inputs.table"], count, self.count("columns", n_cols), query)
         colors = [style.QUERY if j == r.query else style.VALUE for j in range(n_rows)]
         grid = MatrixGrid(book, "x", r.x, places(r.x))
         label_rows(book, grid, [self.keyed(j) if self.long else self.name(j) for j in range(n_rows)], colors)
@@ -137,7 +137,7 @@ class WeightedAverage(ClipScene):
         query = self.short(r.query)
         self.step("查询 {} 与每个向量逐分量相乘再相加，得到点积分数。", query)
         q = r.query
-        self.narrate(NARRATION["dots"], query, book.fmt(f"scores[{q}][0]", r.scores[q], places(r.scores)))
+        speak(self, NARRATION["dots"], query, book.fmt(f"scores[{q}][0]", r.scores[q], places(r.scores)))
         self.clear_stage()
         products = MatrixGrid(book, "products", r.products, places(r.products))
         label_rows(book, products, [self.short(j) for j in range(len(r.x))], self.colors())
@@ -161,7 +161,7 @@ class WeightedAverage(ClipScene):
             "negative": "直接除以分数之和？此例 s / Σs 出现负数，不是概率：无法普遍得到概率权重。",
         }[r.case])
         d = places(r.scores)
-        self.narrate(NARRATION["divide." + r.case], *([book.fmt("scores_sum[0][0]", r.scores_sum, d)]
+        speak(self, NARRATION["divide." + r.case], *([book.fmt("scores_sum[0][0]", r.scores_sum, d)]
                                                      if r.case == "zero" else []))
         self.clear_stage()
         columns = [("scores", r.scores, d, self.head(r"s_j"), None)]
@@ -196,13 +196,13 @@ class WeightedAverage(ClipScene):
         if r.stable:
             self.step("softmax：先减去最大分数m再取e的次方（权重不变、不会溢出），再除以总和；每项非负、总和为一。")
             shift = book.fmt("shift", r.shift, places(r.scores))
-            self.narrate(NARRATION["softmax.stable"], shift)
+            speak(self, NARRATION["softmax.stable"], shift)
             formula = book.math(r"\alpha_j = \frac{e^{s_j}}{\sum_k e^{s_k}} = \frac{e^{s_j - m}}{\sum_k e^{s_k - m}},"
                                 r"\quad m = \max_k s_k = @", shift, size=HEAD_SIZE)
         else:
             self.step("softmax：取 e 的分数次方再除以总和，每项非负、总和为一。")
             top = int(np.argmax(r.weights))
-            self.narrate(NARRATION["softmax.equal" if r.equal else "softmax.plain"],
+            speak(self, NARRATION["softmax.equal" if r.equal else "softmax.plain"],
                          book.fmt(f"weights[{top}][0]", r.weights[top], 4))
             formula = book.math(r"\alpha_j = \frac{e^{s_j}}{\sum_k e^{s_k}}", size=36)
         self.clear_stage()
@@ -242,9 +242,9 @@ class WeightedAverage(ClipScene):
         case, slots = (("picked", [z, pick, z, pick]) if r.picked is not None
                        else ("equal", [z, z, n]) if r.equal else ("mixed", [z]))
         if self.planar():                  # the plane's sentence names z once more
-            self.narrate(NARRATION["mix." + case] + NARRATION["plane"], *slots, z)
+            speak(self, NARRATION["mix." + case] + NARRATION["plane"], *slots, z)
         else:
-            self.narrate(NARRATION["mix." + case], *slots)
+            speak(self, NARRATION["mix." + case], *slots)
         self.clear_stage()
         parts = MatrixGrid(book, "parts", flush(r.parts), d)
         label_rows(book, parts, [book.compose("α·{}", self.short(j)) for j in range(len(r.x))], self.colors())
@@ -274,7 +274,7 @@ class WeightedAverage(ClipScene):
         else:
             self.step("矩阵形式：scores = X Xᵀ；softmax(dim={}) 每行和为一，dim={} 不报错却不然。", last, rows_axis)
         size = self.count("rows", len(r.x))
-        self.narrate(NARRATION["matrix"] + NARRATION["matrix.cols_one" if r.cols_sums_one else "matrix.cols"],
+        speak(self, NARRATION["matrix"] + NARRATION["matrix.cols_one" if r.cols_sums_one else "matrix.cols"],
                      size, size, last, rows_axis)
         self.clear_stage()
         n = len(r.x)

@@ -134,8 +134,7 @@ class Dropout(Rows, Spoken, ClipScene):
             self.step("评估模式有效 p = {}：不丢弃任何项，所选掩码不起作用，行保持原样。", book.fmt("p_eff", r.p_eff, 0))
             self.narrate(parts.NARRATION["masks.eval"], self.p())
         else:
-            tail, slots = self.sums_against_one()
-            self.step("保留项乘以 {}/({}−p)，丢弃项为 {}：" + tail, self.one, self.one, self.zero, *slots)
+            self.step("保留项乘以 {}/({}−p)，丢弃项为 {}：{}", self.one, self.one, self.zero, self.sums_against_one())
             if r.p == 0:
                 self.narrate(parts.NARRATION["masks.none"], self.one, self.zero, self.p(), self.scale(), self.zero)
             elif set(self.drawn_sums()) == {1.0}:
@@ -155,16 +154,13 @@ class Dropout(Rows, Spoken, ClipScene):
         """The chosen masks' row sums as drawn (six decimals)."""
         return [float(self.book.fmt(f"chosen[{k}].sum", s, DECIMALS)) for k, s in enumerate(self.result.sums)]
 
-    def sums_against_one(self) -> tuple[str, list]:
+    def sums_against_one(self) -> Shown:
         """What the chosen masks' sums (as drawn) show against 1: the caption's second half."""
         drawn = self.drawn_sums()
-        kinds = [w for w, hit in (("大于", any(v > 1 for v in drawn)), ("小于", any(v < 1 for v in drawn)),
-                                  ("等于", any(v == 1 for v in drawn))) if hit]
-        if len(kinds) == 3:
-            return "单次结果的行和可以大于、小于或等于 {}。", [self.one]
-        if len(kinds) == 2:
-            return "这几个掩码的行和有的" + kinds[0] + " {}，有的" + kinds[1] + " {}。", [self.one, self.one]
-        return ("这几个掩码的行和都" if len(drawn) > 1 else "这个掩码的行和") + kinds[0] + " {}。", [self.one]
+        kinds = tuple(w for w, hit in (("above", any(v > 1 for v in drawn)), ("below", any(v < 1 for v in drawn)),
+                                       ("equal", any(v == 1 for v in drawn))) if hit)
+        template = parts.SUMS[kinds if len(kinds) > 1 else kinds + ("many" if len(drawn) > 1 else "one",)]
+        return self.book.compose(template, *[self.one] * template.count("{}"))
 
     # -- step 3
     def every_mask(self) -> None:
@@ -204,23 +200,13 @@ class Dropout(Rows, Spoken, ClipScene):
     def sampling(self) -> None:
         r, book = self.result, self.book
         last = book.index(f"checkpoint[{len(r.checkpoints) - 1}]", r.checkpoints[-1])
-        if r.sampled.masks.all():
-            cause = "评估模式不丢弃：" if r.mode == "eval" else "按 nn.Dropout 的语义抽取："
-            self.step(cause + ("{} 次采样都全部保留" if len(r.sample_sums) > 1 else "这 {} 次采样全部保留")
-                      + "，逐项平均就是原权重。", last)
-        elif len(r.checkpoints) == 1:
-            self.step("按 nn.Dropout 的语义随机抽取掩码：只采样一次，“平均”就是这一次的行。")
-        elif r.checkpoint_gaps[-1] < r.checkpoint_gaps[0]:
-            self.step("按 nn.Dropout 的语义随机抽取掩码：采样越多，逐项平均越接近原权重。")
-        else:
-            gap = book.fmt(f"gap[{len(r.checkpoints) - 1}]", r.checkpoint_gaps[-1], MEAN_DECIMALS)
-            self.step("按 nn.Dropout 的语义随机抽取掩码：{} 次采样后，逐项平均与原权重最多相差 {}。", last, gap)
+        self.step(*parts.sampling_caption(book, r, last))
         self.narrate_sampling(last)
         self.clear_stage()
         listed = min(len(r.sample_sums), compute.SHOWN)
         what = "前 {} 次采样" if listed < len(r.sample_sums) else "全部 {} 次采样"
-        seed = self.word("seed = {} · " + what, book.index("seed", self.inputs["seed"]),
-                         book.index("listed_samples", listed))
+        seed = self.word("seed = {} · {}", book.index("seed", self.inputs["seed"]),
+                         book.compose(what, book.index("listed_samples", listed)))
         left = VGroup(seed, self.sample_table(listed)).arrange(DOWN, buff=0.3)
         middle = self.checkpoint_table()
         bars, marks, feet, numbers = self.mean_bars()
@@ -240,24 +226,6 @@ class Dropout(Rows, Spoken, ClipScene):
                       run_time=0.6)
             self.wait(0.2)
         self.play(Appear(numbers))
-
-    def narrate_sampling(self, last: Shown) -> None:
-        """Step 4: all kept (eval, p = 0, or by chance), one draw, the gap shrank, or it did not."""
-        r, book, say = self.result, self.book, parts.NARRATION
-        gaps = [book.fmt(f"gap[{j}]", g, MEAN_DECIMALS) for j, g in enumerate(r.checkpoint_gaps)]
-        if r.sampled.masks.all():
-            if r.mode == "eval":
-                self.narrate(say["sample.eval"], last)
-            elif r.p == 0:
-                self.narrate(say["sample.none"], self.p(), last)
-            else:
-                self.narrate(say["sample.lucky"], self.p(), last, self.scale())
-        elif len(r.checkpoints) == 1:
-            self.narrate(say["sample.once"], self.scale(), gaps[0])
-        elif r.checkpoint_gaps[-1] < r.checkpoint_gaps[0]:
-            self.narrate(say["sample.closer"], gaps[0], last, gaps[-1])
-        else:
-            self.narrate(say["sample.stuck"], self.scale())
 
     def mean_bars(self):
         """Bars of the last running mean, dashed original weights, positions, the mean's numbers."""
@@ -315,12 +283,10 @@ class Dropout(Rows, Spoken, ClipScene):
 
     def zero_rule(self):
         """Why a weight of 0 stays 0, said of this row's zeros (or as a rule when it has none)."""
-        r, z = self.result, self.zero
-        if r.train_row is None:      # eval mode at p = 1: no train row, no 1/(1-p)
-            why, slots = "评估模式原样输出，仍为 {}", [z]
-        else:
-            why, slots = "m × {} / ({}−p) = {}，保留或丢弃都仍为 {}", [z, self.one, z, z]
+        r, z, book = self.result, self.zero, self.book
+        why = (book.compose("评估模式原样输出，仍为 {}", z) if r.train_row is None     # eval at p = 1: no 1/(1-p)
+               else book.compose("m × {} / ({}−p) = {}，保留或丢弃都仍为 {}", z, self.one, z, z))
         if not r.zeros:
-            return self.word("若原权重为 {}：" + why + "（这一行没有为 {} 的项）", z, *slots, z)
-        where = parts.listing(self.book, [self.book.index(f"position[{i}]", i) for i in r.zeros])
-        return self.word("位置 {} 的原权重为 {}：" + why, where, z, *slots, color=style.TRACK, size=style.BODY_SIZE)
+            return self.word("若原权重为 {}：{}（这一行没有为 {} 的项）", z, why, z)
+        return self.word("{} 的原权重为 {}：{}", parts.positions(book, r.zeros), z, why, color=style.TRACK,
+                         size=style.BODY_SIZE)

@@ -43,9 +43,44 @@ def text(book: NumberBook, template: str, *slots: Shown, color: str = style.TEXT
     return book.text(template, *slots, color=color, size=size)
 
 
-def listing(book: NumberBook, shown: Sequence[Shown], sep: str = "、") -> Shown:
-    """'0、2': several of the book's texts joined into one slot."""
-    return book.compose(sep.join("{}" for _ in shown), *shown)
+# "位置 0、2": the positions of a row's zeros (at most five: the row sums to 1), one template per count
+POSITIONS = {1: "位置 {}", 2: "位置 {}、{}", 3: "位置 {}、{}、{}", 4: "位置 {}、{}、{}、{}", 5: "位置 {}、{}、{}、{}、{}"}
+
+
+def positions(book: NumberBook, which: Sequence[int]) -> Shown:
+    return book.compose(POSITIONS[len(which)], *[book.index(f"position[{i}]", i) for i in which])
+
+
+# Step 2's caption, second half: the chosen masks' sums against 1 (kinds that occur; one mask or several)
+SUMS = {
+    ("above", "below", "equal"): "单次结果的行和可以大于、小于或等于 {}。",
+    ("above", "below"): "这几个掩码的行和有的大于 {}，有的小于 {}。",
+    ("above", "equal"): "这几个掩码的行和有的大于 {}，有的等于 {}。",
+    ("below", "equal"): "这几个掩码的行和有的小于 {}，有的等于 {}。",
+    ("above", "many"): "这几个掩码的行和都大于 {}。", ("above", "one"): "这个掩码的行和大于 {}。",
+    ("below", "many"): "这几个掩码的行和都小于 {}。", ("below", "one"): "这个掩码的行和小于 {}。",
+    ("equal", "many"): "这几个掩码的行和都等于 {}。", ("equal", "one"): "这个掩码的行和等于 {}。",
+}
+
+# Step 4's caption when every draw kept everything: (mode, several draws)
+ALL_KEPT = {
+    ("eval", True): "评估模式不丢弃：{} 次采样都全部保留，逐项平均就是原权重。",
+    ("eval", False): "评估模式不丢弃：这 {} 次采样全部保留，逐项平均就是原权重。",
+    ("train", True): "按 nn.Dropout 的语义抽取：{} 次采样都全部保留，逐项平均就是原权重。",
+    ("train", False): "按 nn.Dropout 的语义抽取：这 {} 次采样全部保留，逐项平均就是原权重。",
+}
+
+
+def sampling_caption(book: NumberBook, r: Any, last: Shown) -> tuple:
+    """Step 4's caption: all kept, one draw, the running mean got closer, or it did not."""
+    if r.sampled.masks.all():
+        return ALL_KEPT[(r.mode, len(r.sample_sums) > 1)], last
+    if len(r.checkpoints) == 1:
+        return ("按 nn.Dropout 的语义随机抽取掩码：只采样一次，“平均”就是这一次的行。",)
+    if r.checkpoint_gaps[-1] < r.checkpoint_gaps[0]:
+        return ("按 nn.Dropout 的语义随机抽取掩码：采样越多，逐项平均越接近原权重。",)
+    gap = book.fmt(f"gap[{len(r.checkpoints) - 1}]", r.checkpoint_gaps[-1], MEAN_DECIMALS)
+    return "按 nn.Dropout 的语义随机抽取掩码：{} 次采样后，逐项平均与原权重最多相差 {}。", last, gap
 
 
 class RowTable(VGroup):
@@ -285,16 +320,16 @@ NARRATION = {
     "eval.train.check": "推理时 dropout 应关闭：nn.Dropout 服从 model.eval()，函数式接口则要显式把概率设为 {}。"
                         "训练一列用第一个掩码，行和为 {}；评估一列不变。要检查 softmax 的行和，应在 dropout 之前检查。",
     "eval.train.zeros": "推理时 dropout 应关闭：nn.Dropout 服从 model.eval()，函数式接口则要显式把概率设为 {}。"
-                        "训练一列用第一个掩码，行和为 {}；评估一列不变。位置 {} 的原权重为 {}，保留或丢弃都仍为 {}。",
+                        "训练一列用第一个掩码，行和为 {}；评估一列不变。{} 的原权重为 {}，保留或丢弃都仍为 {}。",
     "eval.only.check": "推理时 dropout 应关闭：nn.Dropout 服从 model.eval()，函数式接口则要显式把概率设为 {}。"
                        "配置的 p 在评估模式下被忽略，输出就是原权重。要检查 softmax 的行和，应在 dropout 之前检查。",
     "eval.only.zeros": "推理时 dropout 应关闭：nn.Dropout 服从 model.eval()，函数式接口则要显式把概率设为 {}。"
-                       "配置的 p 在评估模式下被忽略，输出就是原权重。位置 {} 的原权重为 {}，评估后仍为 {}。",
+                       "配置的 p 在评估模式下被忽略，输出就是原权重。{} 的原权重为 {}，评估后仍为 {}。",
 }
 
 
 class Spoken:
-    """Shared slots (1, 0, p, 1/(1-p) as drawn) and what is said in step 5 (a mixin)."""
+    """Shared slots (1, 0, p, 1/(1-p) as drawn) and what is said in steps 4 and 5 (a mixin)."""
     book: NumberBook
     result: Any
     narrate: Any
@@ -315,13 +350,30 @@ class Spoken:
         """1/(1-p) as the mode line draws it (train mode only)."""
         return self.book.fmt("scale", self.result.scale, short([self.result.scale]))
 
+    def narrate_sampling(self, last: Shown) -> None:
+        """Step 4: all kept (eval, p = 0, or by chance), one draw, the gap shrank, or it did not."""
+        r, book, say = self.result, self.book, NARRATION
+        gaps = [book.fmt(f"gap[{j}]", g, MEAN_DECIMALS) for j, g in enumerate(r.checkpoint_gaps)]
+        if r.sampled.masks.all():
+            if r.mode == "eval":
+                self.narrate(say["sample.eval"], last)
+            elif r.p == 0:
+                self.narrate(say["sample.none"], self.p(), last)
+            else:
+                self.narrate(say["sample.lucky"], self.p(), last, self.scale())
+        elif len(r.checkpoints) == 1:
+            self.narrate(say["sample.once"], self.scale(), gaps[0])
+        elif r.checkpoint_gaps[-1] < r.checkpoint_gaps[0]:
+            self.narrate(say["sample.closer"], gaps[0], last, gaps[-1])
+        else:
+            self.narrate(say["sample.stuck"], self.scale())
+
     def narrate_eval(self) -> None:
         """Step 5: with or without the train column (p = 1 in eval mode), with or without zeros."""
         r, book, z = self.result, self.book, self.zero
         case, slots = ("eval.only", [z]) if r.train_row is None else \
             ("eval.train", [z, book.fmt("train.sum", r.train_sum, DECIMALS)])
         if r.zeros:
-            where = listing(book, [book.index(f"position[{i}]", i) for i in r.zeros])
-            self.narrate(NARRATION[case + ".zeros"], *slots, where, z, z)
+            self.narrate(NARRATION[case + ".zeros"], *slots, positions(book, r.zeros), z, z)
         else:
             self.narrate(NARRATION[case + ".check"], *slots)

@@ -10,8 +10,8 @@ from manim import DOWN, LEFT, ORIGIN, RIGHT, VGroup, Write
 
 from scenes.clips.causal_mask_parts import (RowNames, arrow, best, cache_grids, changed_proxy, check_fits, column,
                                             diagonal_words, fits, grid, legible, line, linked, pair, place, proxy,
-                                            room, route_note, route_words, short, shrink_words, side_by_side, stack,
-                                            vector_text)
+                                            room, route_note, route_say, route_words, said, short, shrink_key,
+                                            shrink_words, side_by_side, stack, vector_text)
 from scenes.compute import masking as compute
 from scenes.kit import style
 from scenes.kit.anim import Appear
@@ -103,10 +103,11 @@ class CausalMask(ClipScene):
         return self.book.index(f"query[{t}]", self.called[t])
 
     def pages(self, pages) -> None:
-        """Each page is a step: (caption, group, [[animations], ...]) played in order; the
-        animations may come from a function, called once the group is in place."""
-        for caption, group, order in pages:
+        """Each page is a step: (caption, group, [[animations], ...], narration) played in order;
+        the animations may come from a function, called once the group is in place."""
+        for caption, group, order, say in pages:
             self.step(*caption)
+            self.narrate(*say)
             self.clear_stage()
             place(group)
             for anims in order() if callable(order) else order:
@@ -117,9 +118,9 @@ class CausalMask(ClipScene):
                    row_color=style.KEY, header=name, header_color=color)
         return mob.frame_row(changed, style.ACCENT) if changed is not None else mob
 
-    def mask_pages(self, whole, alone, head, steps, suffix, top=None, note=None):
+    def mask_pages(self, whole, alone, head, steps, suffix, say, top=None, note=None):
         """M (0 / −∞) beside or above A with each row's sum: one step, or two (M, then A) when
-        together they would be too small to read."""
+        together they would be too small to read; say: what is said of (M, A)."""
         book = self.book
         m = grid(book, f"mask{suffix}", steps.mask, 0, row_labels=self.query_names, row_color=style.QUERY,
                  col_labels=self.key_names, col_color=style.KEY, header=head, header_color=style.MASK)
@@ -133,12 +134,14 @@ class CausalMask(ClipScene):
         intro = [[Write(top)]] if top is not None else []
         ending = [[Appear(note)]] if note is not None else []
         if fits(book, page):
-            return self.pages([(whole, page, intro + [[Appear(m)], [Appear(link), Appear(weights)]] + ending)])
+            return self.pages([(whole, page, intro + [[Appear(m)], [Appear(link), Appear(weights)]] + ending,
+                                said(*say))])
         ways[0]()
         names.attach(weights)
         first = VGroup(*[p for p in (top, m) if p is not None]).arrange(DOWN, buff=0.45)
         second = VGroup(*[p for p in (weights, note) if p is not None]).arrange(DOWN, buff=0.45)
-        self.pages([(whole, first, intro + [[Appear(m)]]), (alone, second, [[Appear(weights)]] + ending)])
+        self.pages([(whole, first, intro + [[Appear(m)]], said(say[0])),
+                    (alone, second, [[Appear(weights)]] + ending, said(say[1]))])
 
     def formula(self):
         s = r"\frac{QK^{\top}}{\sqrt{d_k}}" if self.inputs["scale"] else r"QK^{\top}"
@@ -161,7 +164,8 @@ class CausalMask(ClipScene):
         else:                      # a wide query: its numbers in a row of cells, its name above
             query = line(book, f"q[{t}]", s.q[t], decimals=style.decimals_for(s.q[t]),
                          header=book.compose("当前查询 {}", self.qname()), header_color=style.QUERY)
-        scale = (book.compose("÷ √dₖ = ÷ {}", book.fmt("scale", s.scale)) if i["scale"] else book.compose("未缩放"))
+        divisor = book.fmt("scale", s.scale) if i["scale"] else None
+        scale = book.compose("÷ √dₖ = ÷ {}", divisor) if divisor else book.compose("未缩放")
         total = book.compose("Σ A = {}", book.fmt(f"row_sums[{t}]", s.row_sums[t]))
         seen = book.text("{}    可见的键 {} / {}    {}", scale, book.index(f"visible[{t}]", s.visible[t]),
                          book.index("keys", len(s.k)), total, size=style.LABEL_SIZE, color=style.MUTED)
@@ -184,9 +188,15 @@ class CausalMask(ClipScene):
             v = grid(book, "v", s.v, style.decimals_for(s.v), header="V", header_color=style.VALUE)
         page = stack(query, side_by_side([g for g in (k, *table, v) if len(g)], buff=0.2), seen, note, out, buff=0.3)
         dim = [v.row(j) for j in range(len(s.k)) if hidden[j]] if len(v) else []
+        keys, first = book.index("keys", len(s.k)), (("five.scale", self.qname(), divisor) if i["scale"]
+                                                     else ("five.raw", self.qname()))
+        say = (said(first, ("five.nan", keys)) if lost else
+               said(first, ("five.open", keys), ("out.all", self.qindex())) if not i["causal"] else
+               said(first, ("five.some", keys, book.index(f"visible[{t}]", s.visible[t])), ("out.hidden", self.qindex()))
+               if hidden.any() else said(first, ("five.none", keys), ("out.all", self.qindex())))
         self.pages([(caption, page, lambda: [[Appear(query), Appear(k), Appear(v)], *[[Appear(c)] for c in table],
                                              [Appear(seen), Appear(note)],
-                                             [Appear(out), *[m.animate.set_opacity(0.3) for m in dim]]])])
+                                             [Appear(out), *[m.animate.set_opacity(0.3) for m in dim]]], say)])
 
     def mask_before_softmax(self):
         r, book, causal = self.result, self.book, self.inputs["causal"]
@@ -200,11 +210,14 @@ class CausalMask(ClipScene):
             m_says, a_says = "加性掩码 M：这里没有未来位置，M 全为零", "没有权重被遮住，每行和为一"
         else:
             m_says, a_says = "加性掩码 M：未来位置为 −∞，在 softmax 前相加", "被遮住的权重恰为零，每行和为一"
-        head = (book.compose("M：triu(diagonal={}) 标出的位置为 −∞",
-                             book.index("triu_diagonal", self.inputs["diagonal"] + self.inputs["cached"]))
-                if causal else "掩码关闭：M 全为零")
+        triu = book.index("triu_diagonal", self.inputs["diagonal"] + self.inputs["cached"]) if causal else None
+        head = book.compose("M：triu(diagonal={}) 标出的位置为 −∞", triu) if causal else "掩码关闭：M 全为零"
+        say = ((("mask.open.m",), ("mask.open.a",)) if not causal else
+               (("mask.nan.m", triu, *slots), ("mask.nan.a",)) if len(r.nan_rows) else
+               (("mask.none.m", triu), ("mask.none.a",)) if not (r.steps.mask != 0).any() else
+               (("mask.diag.m" if self.inputs["diagonal"] == 0 else "mask.some.m", triu), ("mask.some.a",)))
         self.mask_pages((m_says + "；" + a_says + "。", *slots), ("A = softmax(S + M)：" + a_says + "。", *slots),
-                        head, r.steps, "", top=self.formula())
+                        head, r.steps, "", say, top=self.formula())
 
     def other_route(self):
         r, book, post = self.result, self.book, self.result.post
@@ -217,13 +230,16 @@ class CausalMask(ClipScene):
         if not hidden.any():        # nothing to zero: the two routes are one
             page = side_by_side([probs, sums], buff=0.15)
             says = ("掩码关闭时" if not self.inputs["causal"] else "这里") + "没有未来位置可置零：先 softmax 再置零什么也不改变，P 就是 A。"
-            return self.pages([((says,), page, [[Appear(page)]])])
+            return self.pages([((says,), page, [[Appear(page)]],
+                                said(("route.none" if self.inputs["causal"] else "route.none.open",)))])
         zeroed = grid(book, "post_zeroed", post.zeroed, hidden=hidden, heat="weights", header="未来置零",
                       header_color=style.MASK, **cols)
         renorm = grid(book, "post_renormalised", post.renormalised, hidden=hidden, heat="weights",
                       row_labels=self.query_names, row_color=style.QUERY, header="每行 ÷ 剩余和",
                       header_color=style.VALUE, **cols)
         cut, (route, *slots) = shrink_words(post, hidden), route_words(book, r)
+        intro, tail = [("route.intro",), (shrink_key(post, hidden),)], route_say(book, r)
+        ending = said(*tail)
         note = route_note(book, r)
         link, right = arrow(book), side_by_side([zeroed, sums], buff=0.15)
         top, top_ways = linked(probs, link, right, RowNames(book, zeroed, self.query_names, style.QUERY), gap=1.0)
@@ -234,15 +250,18 @@ class CausalMask(ClipScene):
         start = "另一条路：先 softmax 再把未来置零，" + cut
         if fits(book, page):
             return self.pages([((start + "；" + route + "。", *slots), page,
-                                [[Appear(probs)], [Appear(link), Appear(right)], [Appear(renorm)], [Appear(note)]])])
+                                [[Appear(probs)], [Appear(link), Appear(right)], [Appear(renorm)], [Appear(note)]],
+                                said(*intro, *tail))])
         best(bottom, bottom_ways, legible(book, bottom))
-        last = ((route + "。", *slots), bottom, [[Appear(renorm)], [Appear(note)]])
+        last = ((route + "。", *slots), bottom, [[Appear(renorm)], [Appear(note)]], ending)
         best(top, top_ways, legible(book, top))
         if fits(book, top):
-            return self.pages([((start + "。",), top, [[Appear(probs)], [Appear(link), Appear(right)]]), last])
+            return self.pages([((start + "。",), top, [[Appear(probs)], [Appear(link), Appear(right)]], said(*intro)),
+                               last])
         top_ways[1]()
-        self.pages([(("另一条路：先对全部的键做 softmax，得到 P。",), probs, [[Appear(probs)]]),
-                    (("再把未来置零，" + cut + "。",), right, [[Appear(right)]]), last])
+        self.pages([(("另一条路：先对全部的键做 softmax，得到 P。",), probs, [[Appear(probs)]], said(("route.p",))),
+                    (("再把未来置零，" + cut + "。",), right, [[Appear(right)]], said(("route.zero",), intro[1])),
+                    last])
 
     def other_diagonal(self):
         r, book, causal = self.result, self.book, self.inputs["causal"]
@@ -254,7 +273,9 @@ class CausalMask(ClipScene):
                           size=style.LABEL_SIZE, color=style.MUTED)
         alone = (("A = softmax(S + M)：第 {} 行没有可见的键，得到 NaN。", slots[-1]) if d == 0 and len(r.variant_nan_rows)
                  else ("A = softmax(S + M)：每行都还有可见的键，每行和为一。",))
-        self.mask_pages((says, *slots), alone, head, r.variant, f"_diagonal{d}", note=note)
+        key = f"diag{d}." + ("nan" if len(r.variant_nan_rows if d == 0 else r.nan_rows) else "cached")
+        self.mask_pages((says, *slots), alone, head, r.variant, f"_diagonal{d}", ((key + ".m", *slots), (key + ".a",)),
+                        note=note)
 
     def causality_check(self):
         r, book, t = self.result, self.book, self.result.track
@@ -263,9 +284,8 @@ class CausalMask(ClipScene):
                    "的输出有无掩码都" + on if on == off else "的输出有掩码时" + on + "，无掩码时" + off)
         caption = ("因果性检查：只改 K、V 的最后一行；{} " + verdict + "。", self.qname())
         row, ch = r.changed_row, r.check_on
-        delta = book.text("只改第 {} 行：K、V 各加 {}", book.index("changed_row", row),
-                          book.fmt("delta", r.delta, style.decimals_for([r.delta])),
-                          size=style.LABEL_SIZE, color=style.ACCENT)
+        changed, by = book.index("changed_row", row), book.fmt("delta", r.delta, style.decimals_for([r.delta]))
+        delta = book.text("只改第 {} 行：K、V 各加 {}", changed, by, size=style.LABEL_SIZE, color=style.ACCENT)
         n = range(len(self.queries))
         same = [[r.verdict_on[i] == "same", r.verdict_off[i] == "same"] for i in n]
         shifts = grid(book, [[f"shift_causal[{i}]", f"shift_open[{i}]"] for i in n],
@@ -282,23 +302,45 @@ class CausalMask(ClipScene):
         right = stack(shifts, z, note, buff=0.45)
         full = self.changed_inputs(row, delta, proxies=True)
         left = self.changed_inputs(row, delta, proxies=False, full=check_fits(book, full, right, shifts, z, note))
+        found = self.check_say(changed)
         if check_fits(book, left, right, shifts, z, note):
-            return self.pages([(caption, VGroup(left, right), [[Appear(left)], [Appear(shifts)], [Appear(z), Appear(note)]])])
+            return self.pages([(caption, VGroup(left, right), [[Appear(left)], [Appear(shifts)], [Appear(z), Appear(note)]],
+                                said(("check.ask",), ("check.change", changed, by), *found))])
         right = stack(shifts, z, note, buff=0.45)
-        self.pages([(caption, left, [[Appear(left)]]),
+        self.pages([(caption, left, [[Appear(left)]], said(("check.ask",), ("check.change", changed, by), ("check.rule",))),
                     (("只有最后一行变了：{} " + verdict + "。", self.qname()), right,
-                     [[Appear(shifts)], [Appear(z), Appear(note)]])])
+                     [[Appear(shifts)], [Appear(z), Appear(note)]], said(*found, ("check.why",)))])
+
+    def sees_last(self) -> bool:
+        """Whether the tracked query may see the changed (last) key with the mask on."""
+        i, t = self.inputs, self.result.track
+        return bool(compute.causal_mask(len(i["q"]), len(i["k"]), i["diagonal"], i["cached"])[t, -1] == 0)
+
+    def check_say(self, changed) -> list[tuple]:
+        """What the check found for the tracked query, with the mask and without: (key, *slots)."""
+        r, t, book = self.result, self.result.track, self.book
+        on, off = r.verdict_on[t], r.verdict_off[t]
+
+        def shift(name, value):          # a moved output's shift, drawn with four decimals
+            return book.fmt(f"shift_{name}[{t}]", value)
+        hidden = on == "same" and not self.sees_last()
+        found = [("on.nan", self.qname()) if on == "nan" else
+                 ("on.moved", self.qname(), changed, shift("causal", r.check_on.shift[t])) if on == "moved" else
+                 ("on.hidden" if hidden else "on.flat", self.qname(), changed)]
+        if off in ("same", "nan"):
+            return found + [("off.flat" if off == "same" and found[0][0] == "on.flat" else "off." + off,)]
+        key = "off.leak" if hidden else "off.also" if on == "moved" else "off.moved"
+        return found + [(key, shift("open", r.check_off.shift[t]))]
 
     def check_note(self):
         """Why an output is NaN (no visible key), or why the tracked one did not move although
         it sees the changed row (its weight underflowed to zero)."""
-        r, t, book, i = self.result, self.result.track, self.book, self.inputs
+        r, t, book = self.result, self.result.track, self.book
         lines, lost = [], np.flatnonzero(r.verdict_on == "nan")
         if len(lost):
             lines.append(book.text("{} 没有可见的键：有掩码时输出本就是 NaN，无从比较。",
                                    self.query_names[lost[0]], size=style.LABEL_SIZE, color=style.MASK))
-        sees = compute.causal_mask(len(i["q"]), len(i["k"]), i["diagonal"], i["cached"])[t, -1] == 0
-        flat = [r.verdict_on[t] == "same" and sees, r.verdict_off[t] == "same"]
+        flat = [r.verdict_on[t] == "same" and self.sees_last(), r.verdict_off[t] == "same"]
         if any(flat):
             where = "" if all(flat) else "有掩码时 " if flat[0] else "无掩码时 "
             lines.append(book.text(where + "{} 看得见最后一行，但它的权重改前改后都下溢为零，所以输出不变。",
@@ -328,6 +370,9 @@ class CausalMask(ClipScene):
         n_c, first = book.index("cached", c.cached), book.index("cache_visible[0]", c.visible[0])
         self.step(("缓存视角：" if self.inputs["causal"] else "缓存视角（打开因果掩码时）：") +
                   "已有 {} 个位置时，新块第一行可看见 {} 个位置，而不是重新画三角形。", n_c, first)
+        full = not ((c.allowed == 0).any() or (c.fresh == 0).any())
+        view = ("cache.full" if full else f"cache.diag{d}", book.index("allowed_legend", 1), n_c, first)
+        self.narrate(*(said(view) if self.inputs["causal"] else said(("cache.open",), view)))
         self.clear_stage()
         fresh, cached, legend = cache_grids(book, c, d, n_c, first)
         both, ways = pair(fresh, cached, gap=1.0)

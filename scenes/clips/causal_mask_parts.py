@@ -296,3 +296,115 @@ def check_fits(book: NumberBook, left: Mobject, right: VGroup, shifts: Mobject, 
                                low.arrange(DOWN, buff=0.45)).arrange(DOWN, buff=0.4),
                 lambda: (right.arrange(DOWN, buff=0.45), page.arrange(DOWN, buff=0.4))], legible(book, page))
     return fits(book, page)
+
+
+# ---------------------------------------------------------------- narration
+# What the lecturer says in each step (the caption is its one-line summary), from 4.4–4.5 and
+# the lab. Keys name the case the data chose; a step's narration joins a few of them (said()).
+NARRATION = {
+    # step 1: the five steps of the tracked query
+    "five.scale": "先算 {} 与每把键的点积，再除以 √dₖ = {}：向量越宽，点积的波动越大。",
+    "five.raw": "先算 {} 与每把键的点积，得到匹配分数；这里不除以 √dₖ，分数原样进入下一步。",
+    "five.some": "掩码在 softmax 前把不许访问的位置设为 −∞，{} 把键里它只能看见 {} 把。",
+    "five.none": "因果掩码只遮住查询之后的位置，而这 {} 把键都不在它之后，掩码不改变任何分数。",
+    "five.open": "这里关闭了因果掩码，{} 把键全部可见，掩码后的分数与上一列相同。",
+    "five.nan": "掩码在 softmax 前把不许访问的位置设为 −∞，而这一行的 {} 把键全被遮住。"
+                "整行都是负无穷，softmax 得到 NaN，输出也是 NaN；检查时要确认每一行还留有可见的键。",
+    "out.hidden": "softmax 后被遮住的键权重为零，输出 z{} 是可见值向量的加权平均。",
+    "out.all": "softmax 把分数变成和为一的权重，输出 z{} 是值向量的加权平均。",
+    # step 2: M (first sentences) and A (last sentences); one page says both
+    "mask.some.m": "未来内容正是模型要预测的答案，不能提前参与计算。M 用 triu(diagonal={}) 标出未来位置，"
+                   "填入 −∞，在 softmax 前加到分数上。",
+    "mask.diag.m": "未来内容正是模型要预测的答案，不能提前参与计算。M 用 triu(diagonal={}) 标出未来位置，"
+                   "这里连对角线也标上，填入 −∞，在 softmax 前加到分数上。",
+    "mask.some.a": "由于 e 的负无穷次方为零，被遮住的位置得到零概率。剩余位置自动重新归一化，每行和仍为一。",
+    "mask.nan.m": "M 用 triu(diagonal={}) 标出要遮的位置，填入 −∞，这里连对角线也遮住了。"
+                  "于是第 {} 行的每个位置都是 −∞，没有可见的键。",
+    "mask.nan.a": "e 的负无穷次方全为零，这一行 softmax 的分母为零，得到 NaN。"
+                  "所以检查时既要核对掩码形状，也要确认每一行是否还留有允许访问的位置。",
+    "mask.none.m": "加性掩码只在查询之后的位置放 −∞。这里没有哪把键位于查询之后，triu(diagonal={}) 什么也没标出，M 全为零。",
+    "mask.none.a": "softmax 照常进行，没有权重被遮住。每行和为一，与不加掩码时完全相同。",
+    "mask.open.m": "这里关闭了因果掩码，M 全为零，每个查询都能看见全部的键，包括它之后的位置。"
+                   "做下一 token 预测时不能这样：未来内容正是要预测的答案。",
+    "mask.open.a": "softmax 对全部的键归一化，每行和为一，没有哪个权重被强制为零。"
+                   "打开因果掩码后，未来位置会先加上 −∞，得到零概率。",
+    # step 3: softmax first, then zero the future
+    "route.none": "另一条路是先 softmax，再把未来位置的概率置零并重新归一化。这里没有未来位置，置零什么也不改变，P 就是 A。",
+    "route.none.open": "另一条路是先 softmax，再把未来位置的概率置零并重新归一化。掩码关闭时没有要置零的位置，"
+                       "两条路完全相同，P 就是 A。",
+    "route.intro": "另一条路先对全部的键做 softmax，再把被遮住位置的概率置零。",
+    "route.p": "先对全部的键做 softmax，得到 P：每行在全部的键上和为一，未来位置也参与了归一化。"
+               "这些未来概率随后就要丢弃，却先被算了出来。",
+    "route.zero": "再把被遮住位置的概率置零。",
+    "shrink.all": "丢掉的概率大于零，剩下的权重不再和为一，右列是每行的剩余和。",
+    "shrink.some": "部分行丢掉了概率，剩余和小于一；其余行被置零的概率已下溢为零。",
+    "shrink.none": "被置零的概率都已下溢为零，每行剩余和仍为一。",
+    "route.equal": "每行再除以剩余和，就与 −∞ 路线的 A 完全相同",
+    "route.rounding": "每行再除以剩余和，与 −∞ 路线的 A 只差舍入误差：精确算术下两者相同",
+    "route.lost": "每行再除以剩余和：精确算术下应与 A 相同，这里却差了 {}，下溢损失了精度",
+    "route.underflow": "每行再除以剩余和时，{}的可见概率已全部下溢，零除以零得到 NaN，−∞ 路线不会",
+    "route.nan": "；第 {} 行没有可见的键，两条路线都得到 NaN",
+    "route.end": "。",
+    "route.why": "实际程序还要顾及数值稳定性，也不必先算随后就要丢弃的未来概率。",
+    # step 4: the other diagonal
+    "diag0.nan.m": "书中的练习：把对角线也遮住（diagonal={}），开头的行会怎样？M 的对角线也成了 −∞，第 {} 行的每个位置都被遮住。",
+    "diag0.nan.a": "e 的负无穷次方全为零，普通 softmax 得到 NaN。检查时既要核对掩码形状，也要确认每一行还留有可访问的位置。",
+    "diag0.cached.m": "用因果掩码并把对角线也遮住（diagonal={}）：M 的对角线也成了 −∞。这里前面还有已缓存的位置，每行仍留有可见的键。",
+    "diag0.cached.a": "所以 softmax 不会出现 NaN，每行和为一。没有缓存时，同样的掩码会让开头的行整行都是 −∞。",
+    "diag1.nan.m": "回到书中的做法：保留对角线（diagonal={}），让当前位置能看见自己。第 {} 行尤其依赖这个条件，它前面没有别的位置。",
+    "diag1.nan.a": "每个位置至少看见自己，NaN 消失，每行和为一。padding mask 与因果 mask 叠加后也可能产生空行，"
+                   "检查时仍要确认每一行还有可见的键。",
+    "diag1.cached.m": "回到书中的做法：保留对角线（diagonal={}），让当前位置能看见自己。和遮住对角线相比，每行都多了它自己这把可见的键。",
+    "diag1.cached.a": "softmax 后每行和仍为一，没有空行。书中的因果掩码都保留对角线；没有缓存时，开头的行只靠它才有可见的键。",
+    # step 5: the causality check
+    "check.ask": "掩码写好后，怎样确认模型没有偷看未来？",
+    "check.change": "只改 K、V 的最后一行（第 {} 行），各加上 {}。",
+    "check.rule": "如果因果限制正确，看不见这一行的查询，输出就不应改变。",
+    "on.hidden": "有掩码时，{} 看不见第 {} 行，这一行的权重恰为零，输出一点也没变。",
+    "on.flat": "有掩码时 {} 也看得见第 {} 行，但这一行分到的权重太小，改动在双精度里没有留下痕迹。",
+    "on.moved": "{} 本就看得见第 {} 行：它不是这个查询的未来，所以有掩码时输出也变了 {}。",
+    "on.nan": "有掩码时 {} 没有可见的键，输出本就是 NaN，无从比较。",
+    "off.leak": "关掉掩码，它就能看见这一行，输出随之变了 {}：未来的改动影响了过去。",
+    "off.also": "关掉掩码后它同样会变，最大变化为 {}。",
+    "off.moved": "关掉掩码后它看得见全部的键，输出变了 {}。",
+    "off.same": "关掉掩码后它看得见这一行，输出却没有变化：这一行分到的权重太小，改动在双精度里没有留下痕迹。",
+    "off.flat": "关掉掩码后也是如此，输出同样没变。",
+    "off.nan": "关掉掩码后输出是 NaN，同样无从比较。",
+    "check.why": "这样的测试直接检查未来输入会不会影响过去的输出，比只看注意力矩阵是不是三角形更可靠。",
+    # step 6: the cache view
+    "cache.open": "本例关闭了因果掩码，这里看打开它时的情形。",
+    "cache.diag1": "图中 {} 表示允许参与注意力，左图没有缓存，每行只看见对角线及其左边。"
+                   "右图是生成时的缓存：已有 {} 个位置时，新块第一行可看见 {} 个位置，即缓存加上它自己。"
+                   "三角形整体右移，而不是从第一列重新开始画。",
+    "cache.diag0": "图中 {} 表示允许参与注意力；左图连对角线也遮住，开头的行什么也看不见。"
+                   "右图已有 {} 个位置时，新块第一行可看见 {} 个位置，正好是全部缓存。三角形整体右移，而不是从第一列重新开始画。",
+    "cache.full": "图中 {} 表示允许参与注意力。新块只有当前位置，排在已缓存的 {} 个位置之后，能看见全部 {} 个位置，"
+                  "包括它自己，所以没有遮住的格子。",
+}
+
+
+def said(*parts: tuple) -> tuple:
+    """(template, *slots) of several NARRATION entries said one after another; each part is
+    (key, *slots)."""
+    return ("".join(NARRATION[key] for key, *_ in parts), *[s for _, *slots in parts for s in slots])
+
+
+def route_say(book: NumberBook, r) -> list[tuple]:
+    """Step 3's last sentences as (key, *slots): the renormalised rows against the −∞ route,
+    the rows NaN on both, why the book masks first."""
+    if len(r.post.underflow_rows):
+        parts = [("route.underflow", rows_words(book, r.post.underflow_rows))]
+    elif compute.route_agreement(r.route_gap) == "lost":
+        parts = [("route.lost", book.fmt("route_gap", r.route_gap))]
+    else:
+        parts = [("route." + compute.route_agreement(r.route_gap),)]
+    if len(r.nan_rows):
+        parts.append(("route.nan", book.index("nan_row", r.nan_rows[0])))
+    return parts + [("route.end",), ("route.why",)]
+
+
+def shrink_key(post, hidden) -> str:
+    """Which shrink sentence fits (the same cases as shrink_words)."""
+    rows = np.flatnonzero(hidden.any(-1))
+    return ("shrink.all" if len(post.shrunk_rows) == len(rows) else
+            "shrink.none" if not len(post.shrunk_rows) else "shrink.some")

@@ -119,7 +119,7 @@ class Multihead(ClipScene):
         book, (_, t, _) = self.book, self.inputs["shape"]
         parts = ([book.compose("H = {}", book.index("heads", self.result.heads))] if self.result.heads == 1
                  else []) + ([book.compose("T = {}", book.index("start.shape[1]", t))] if t == 1 else [])
-        return book.compose("、".join(["{}"] * len(parts)), *parts)
+        return book.compose("{}、{}", *parts) if len(parts) == 2 else book.compose("{}", *parts)
 
     def show(self, step: str, lines: list, marks: Any = None) -> TensorView:
         """Move every id into the layout of `step`, under new info lines."""
@@ -189,15 +189,15 @@ class Multihead(ClipScene):
             said.append((NARRATION["transpose.order"], self.unit_axes()))
         for template, *slots in said:
             self.narrate(template, *slots)
-        swap = ("，t 与 h 相等，互换后坐标不变" if r.split[1] == r.split[2] else "，t 与 h 互换")
+        swap = ("{}：{} → {}，t 与 h 相等，互换后坐标不变；每组 [b, h, :, :] 是一个头的 [T, d]"
+                if r.split[1] == r.split[2] else "{}：{} → {}，t 与 h 互换；每组 [b, h, :, :] 是一个头的 [T, d]")
         lines = [(c("{}    每头 S = Q Kᵀ/√d：[B, H, T, T] = {}", self.shape("transposed"),
                     book.coords("score_shape", r.score_shape)), style.TEXT),
-                 (c("{}：{} → {}" + swap + "；每组 [b, h, :, :] 是一个头的 [T, d]", self.eid(),
-                    self.at("split"), self.at("transposed")), style.TRACK)]
+                 (c(swap, self.eid(), self.at("split"), self.at("transposed")), style.TRACK)]
         if self.keeps_order():      # with both axes of length one, not even the groups change
             regroups = r.layouts["split"].shape != r.layouts["transposed"].shape
-            lines.append((c("{}：transpose 不改变元素的先后顺序" + ("，只改变分组" if regroups else "，形状也不变"),
-                            self.unit_axes()), style.MUTED))
+            lines.append((c("{}：transpose 不改变元素的先后顺序，只改变分组" if regroups
+                            else "{}：transpose 不改变元素的先后顺序，形状也不变", self.unit_axes()), style.MUTED))
         self.show("transposed", lines)
 
     def merge_heads(self) -> None:
@@ -219,8 +219,8 @@ class Multihead(ClipScene):
         lines = [(c("{}    再 reshape：各头拼接回每个位置的 D 个特征", self.shape("merged")), style.TEXT),
                  (c("{}：{}", self.eid(), chain), style.TRACK)]
         if self.inputs["wrong_merge"]:
-            verb = "碰巧仍在" if self.stays() else "会错到"
-            lines.append((c("错误对照：不换回就 reshape，{} " + verb + " {}", self.eid(), self.at("wrong")),
+            lines.append((c("错误对照：不换回就 reshape，{} 碰巧仍在 {}" if self.stays()
+                            else "错误对照：不换回就 reshape，{} 会错到 {}", self.eid(), self.at("wrong")),
                           style.MASK))
         self.show("merged", lines)
 

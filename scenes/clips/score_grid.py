@@ -15,7 +15,7 @@ from scenes.clips.score_grid_parts import (FULL_SCALE, MIN_SCALE, WIDTH, Pages, 
                                            scaling_says, scores_says, set_columns, short_names,
                                            variance_table)
 from scenes.compute import scores as compute
-from scenes.kit import style
+from scenes.kit import lang, style
 from scenes.kit.anim import Appear
 from scenes.kit.base import ClipScene
 from scenes.pipeline.inputs import InputError, integer, matrix, tokens
@@ -24,9 +24,14 @@ from scenes.pipeline.registry import Clip, Option
 ROLES = (("q", "wq", "Q", "W_Q", style.QUERY), ("k", "wk", "K", "W_K", style.KEY),
          ("v", "wv", "V", "W_V", style.VALUE))
 RULE_Y = 2.85       # the shape rule of step 1, under the title
-SAYS = {"Q": "查询，当前位置怎样查找相关信息", "K": "键，决定位置 j 在什么查询下得到高分",
-        "V": "值，承载要汇总的特征"}
+SAYS = {"Q": "Q = X W_Q：查询，当前位置怎样查找相关信息。", "K": "K = X W_K：键，决定位置 j 在什么查询下得到高分。",
+        "V": "V = X W_V：值，承载要汇总的特征。"}
 GIVEN_SAYS = {"Q": "Q：每行一个查询", "K": "K：与 Q 一样宽，才能点积", "V": "V：与 K 行数相同，每个键配一个值"}
+GIVEN_FIRST = {2: "直接给定 Q、K：查询与键的宽度必须相同，才能做点积。",
+               3: "直接给定 Q、K、V：查询与键的宽度必须相同，才能做点积。"}
+GIVEN_MORE = {1: "直接给定的 {}。", 2: "直接给定的 {}；{}。"}     # a later page: one or two grids
+SQUARE = {True: "QKᵀ 是 [T, T]：第 i 行第 j 列 = qᵢ · kⱼ；行是查询，列是键。",
+          False: "QKᵀ 是 [T_q, T_k]：第 i 行第 j 列 = qᵢ · kⱼ；行是查询，列是键。"}
 
 
 def rules(raw: dict) -> dict:
@@ -116,16 +121,16 @@ class ScoreGrid(Pages, ClipScene):
         x = role_grid(book, "x", r.x, style.TEXT, "X",
                       row_labels=axis_names(book, self.inputs["tokens"], "x", len(r.x)))
         blocks = [self.projection_block(*role) for role in self.roles()]
-        intro = "引入三个可训练矩阵："
         say = lambda page: projection_says(book, r, page)
-        says = [said((b.name + " = X " + b.w_name + "：" + SAYS[b.name] + "。",), say(b.name))
-                for b in blocks]
+        says = [said((SAYS[b.name],), say(b.name)) for b in blocks]
         one = lambda m: (lambda s: VGroup(m))
-        options = [[(said((intro + "Q = X W_Q，K = X W_K，V = X W_V。",), say("all")),
+        options = [[(said(("引入三个可训练矩阵：Q = X W_Q，K = X W_K，V = X W_V。",), say("all")),
                      lambda s: falk(x, blocks, s))],
-                   [(said(("引入三个可训练矩阵，先看 " + c[0],), say("first")) if n == 0 else c,
+                   [(said(("引入三个可训练矩阵，先看 Q = X W_Q：查询，当前位置怎样查找相关信息。",),
+                          say("first")) if n == 0 else c,    # blocks[0] is always Q
                      lambda s, b=b: falk(x, [b], s)) for n, (c, b) in enumerate(zip(says, blocks))],
-                   [(said((intro + "Q、K、V 都由同一个输入 X 投影而来，X 每行一个位置。",), say("x")), one(x))]
+                   [(said(("引入三个可训练矩阵：Q、K、V 都由同一个输入 X 投影而来，X 每行一个位置。",), say("x")),
+                     one(x))]
                    + [(c, one(b)) for c, b in zip(says, blocks)]]
         options.append(options[-1][:1] + [p for b, c in zip(blocks, says) for p in (
             (said(self.w_says(b.name), say(b.w_name)), one(b.w)), (c, one(b.out)))])
@@ -180,11 +185,10 @@ class ScoreGrid(Pages, ClipScene):
                            row_labels=axis_names(book, tokens, n.lower(), len(vals)))
                  for vals, _, n, _, c in self.roles()]
         names = [n for _, _, n, _, _ in self.roles()]
-        first = "直接给定 " + "、".join(names) + "：查询与键的宽度必须相同，才能做点积。"
         row = lambda run: (lambda s: VGroup(*run).arrange(RIGHT, buff=0.6 * s, aligned_edge=UP))
         run_names = lambda run: [names[grids.index(g)] for g in run]
-        options = [[(said((first,) if n == 0 else ("直接给定的 " + "；".join(
-            GIVEN_SAYS[name] for name in run_names(run)) + "。",),
+        more = lambda run: (GIVEN_MORE[len(run)], *[book.compose(GIVEN_SAYS[n]) for n in run_names(run)])
+        options = [[(said((GIVEN_FIRST[len(names)],) if n == 0 else more(run),
             direct_says(book, self.result, run_names(run), n == 0)), row(run))
             for n, run in enumerate(runs)]
             for runs in ([grids], batches(grids, WIDTH, 5.9, 0.6), [[g] for g in grids])]
@@ -214,9 +218,7 @@ class ScoreGrid(Pages, ClipScene):
 
     def fill_scores(self):
         r, book = self.result, self.book
-        square = "[T, T]" if r.scores.shape[0] == r.scores.shape[1] else "[T_q, T_k]"
-        caption = said(("QKᵀ 是 " + square + "：第 i 行第 j 列 = qᵢ · kⱼ；行是查询，列是键。",),
-                       scores_says(book, r))
+        caption = said((SQUARE[r.scores.shape[0] == r.scores.shape[1]],), scores_says(book, r))
         grid, bar, labels = self.score_heat("scores", r.scores, r.scores_range)
         head = book.math(r"S_{ij} = q_i \cdot k_j = \sum_r q_{i,r}\, k_{j,r}", size=36)
         tag = VGroup(book.math(r"QK^\top", color=style.ACCENT),
@@ -275,7 +277,7 @@ class ScoreGrid(Pages, ClipScene):
     def retitle(self):
         """The title turns to 4.3 for the variance argument."""
         head = self.book.section("section.scaling", self.section_scaling)
-        title = self.book.text("{}  " + self.title_scaling, head, size=style.TITLE_SIZE, kind="title")
+        title = self.book.text("{}  " + lang.tr(self.title_scaling), head, size=style.TITLE_SIZE, kind="title")
         self.play(Transform(self.title_mob, title.move_to(self.title_mob)), run_time=0.4)
         self.book.meta[id(self.title_mob)] = self.book.meta[id(title)]
 

@@ -265,7 +265,8 @@ class Pages:
         center = np.array([0.0, (top + bottom) / 2, 0.0])
         for n, ((caption, arrange, *_), scale) in enumerate(zip(pages, scales)):
             self.step(*caption)
-            self.narrate(*caption.narration)
+            for piece in caption.narration:           # each sentence its own template
+                self.narrate(*piece)
             gone = [m for m in self.mobjects if m not in (self.title_mob, self._caption, *keep)]
             if gone:
                 self.play(*[Vanish(m) for m in gone], run_time=0.4)
@@ -280,19 +281,24 @@ class Pages:
 
 # ---------------------------------------------------------------- narration (issue 17)
 class Said(tuple):
-    """A step's caption (template, *slots) with what the lecturer says in it (template, *slots)."""
+    """A step's caption (template, *slots) with what the lecturer says in it: sentences
+    (template, *slots), each a catalogue entry of its own."""
     narration: tuple = ()
+
+
+class Joined(tuple):
+    """Sentences (template, *slots) said one after another."""
 
 
 def said(caption: tuple, narration: tuple) -> Said:
     out = Said(caption)
-    out.narration = narration
+    out.narration = narration if isinstance(narration, Joined) else Joined((narration,))
     return out
 
 
-def join(*pieces: tuple) -> tuple:
-    """Sentences (template, *slots) said one after another, as one (template, *slots)."""
-    return ("".join(p[0] for p in pieces), *[s for p in pieces for s in p[1:]])
+def join(*pieces: tuple) -> Joined:
+    """Sentences (template, *slots), or runs of them, said one after another."""
+    return Joined(s for p in pieces for s in (p if isinstance(p, Joined) else (p,)))
 
 
 def sizes(book: NumberBook, name: str, values) -> list[Shown]:

@@ -113,7 +113,7 @@ def post_route(out, a):
         out[f"post_row_sums[{r}]"] = sums[r].item()
     lost = ((sums == 0) & ~a["hidden"].all(-1)).nonzero().flatten().tolist()
     if lost:
-        out["underflow_row"], out["underflow_row_count"] = lost[0], "零一二三四五六七八"[len(lost)]   # "七行"
+        out["underflow_row"], out["underflow_row_count"] = lost[0], len(lost)   # a count word: "七行" or "seven rows"
     both = ~torch.isnan(renorm) & ~torch.isnan(a["weights"])
     gap = (renorm - a["weights"]).abs()[both].max().item() if both.any() else 0.0
     out["route_gap"] = (lambda x: 0 <= x <= NOISE) if gap <= NOISE else gap

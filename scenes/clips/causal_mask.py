@@ -12,6 +12,7 @@ from scenes.clips.causal_mask_parts import (RowNames, arrow, best, cache_grids, 
                                             diagonal_words, fits, grid, legible, line, linked, pair, place, proxy,
                                             room, route_note, route_say, route_words, said, short, shrink_key,
                                             shrink_words, side_by_side, stack, vector_text)
+from scenes.clips.causal_mask_words import CACHE, CHECK, DIAGONAL_HEAD, FIVE, FLAT, MASK, ROUTE, ROUTE_NONE, VERDICT
 from scenes.compute import masking as compute
 from scenes.kit import style
 from scenes.kit.anim import Appear
@@ -21,7 +22,6 @@ from scenes.pipeline.registry import Clip, Option
 
 NARROW = 4          # a query at most this wide is written out in a line
 WITH_INPUTS = 0.75  # K and V stand beside the five-step table while it keeps this scale
-VERDICT = {"same": "不变", "moved": "改变", "nan": "为 NaN"}
 
 
 def rules(raw: dict) -> dict:
@@ -107,7 +107,8 @@ class CausalMask(ClipScene):
         the animations may come from a function, called once the group is in place."""
         for caption, group, order, say in pages:
             self.step(*caption)
-            self.narrate(*say)
+            for part in say:
+                self.narrate(*part)
             self.clear_stage()
             place(group)
             for anims in order() if callable(order) else order:
@@ -150,8 +151,7 @@ class CausalMask(ClipScene):
     # -- steps
     def five_steps(self):
         book, s, t, i = self.book, self.result.steps, self.result.track, self.inputs
-        words = "点积、" + ("缩放" if i["scale"] else "不缩放") + "、" + ("掩码" if i["causal"] else "不加掩码")
-        caption = ("让查询 {} 走完注意力的五步：" + words + "、softmax，再加权求和。", self.qname())
+        caption = (FIVE[(i["scale"], i["causal"])], self.qname())
         hidden = s.mask[t] != 0
         cols = [("scores", s.scores, None, "q·k"), ("scaled", s.scaled, None, "缩放后" if i["scale"] else "未缩放"),
                 ("masked", s.masked, "scores", "掩码后" if i["causal"] else "无掩码"),
@@ -200,23 +200,16 @@ class CausalMask(ClipScene):
 
     def mask_before_softmax(self):
         r, book, causal = self.result, self.book, self.inputs["causal"]
-        slots = ()
-        if not causal:
-            m_says, a_says = "因果掩码已关闭：M 全为零", "每个查询看见全部的键，每行和为一"
-        elif len(r.nan_rows):
-            m_says, a_says = "加性掩码 M 在 softmax 前相加，对角线也被遮住", "第 {} 行全为 −∞，得到 NaN"
-            slots = (book.index("nan_row", r.nan_rows[0]),)
-        elif not (r.steps.mask != 0).any():
-            m_says, a_says = "加性掩码 M：这里没有未来位置，M 全为零", "没有权重被遮住，每行和为一"
-        else:
-            m_says, a_says = "加性掩码 M：未来位置为 −∞，在 softmax 前相加", "被遮住的权重恰为零，每行和为一"
+        slots = (book.index("nan_row", r.nan_rows[0]),) if causal and len(r.nan_rows) else ()
+        whole, alone = MASK["open" if not causal else "nan" if len(r.nan_rows) else
+                            "none" if not (r.steps.mask != 0).any() else "some"]
         triu = book.index("triu_diagonal", self.inputs["diagonal"] + self.inputs["cached"]) if causal else None
         head = book.compose("M：triu(diagonal={}) 标出的位置为 −∞", triu) if causal else "掩码关闭：M 全为零"
         say = ((("mask.open.m",), ("mask.open.a",)) if not causal else
                (("mask.nan.m", triu, *slots), ("mask.nan.a",)) if len(r.nan_rows) else
                (("mask.none.m", triu), ("mask.none.a",)) if not (r.steps.mask != 0).any() else
                (("mask.diag.m" if self.inputs["diagonal"] == 0 else "mask.some.m", triu), ("mask.some.a",)))
-        self.mask_pages((m_says + "；" + a_says + "。", *slots), ("A = softmax(S + M)：" + a_says + "。", *slots),
+        self.mask_pages((whole, *slots), (alone, *slots),
                         head, r.steps, "", say, top=self.formula())
 
     def other_route(self):
@@ -229,15 +222,14 @@ class CausalMask(ClipScene):
         hidden = r.steps.mask != 0
         if not hidden.any():        # nothing to zero: the two routes are one
             page = side_by_side([probs, sums], buff=0.15)
-            says = ("掩码关闭时" if not self.inputs["causal"] else "这里") + "没有未来位置可置零：先 softmax 再置零什么也不改变，P 就是 A。"
-            return self.pages([((says,), page, [[Appear(page)]],
+            return self.pages([((ROUTE_NONE[self.inputs["causal"]],), page, [[Appear(page)]],
                                 said(("route.none" if self.inputs["causal"] else "route.none.open",)))])
         zeroed = grid(book, "post_zeroed", post.zeroed, hidden=hidden, heat="weights", header="未来置零",
                       header_color=style.MASK, **cols)
         renorm = grid(book, "post_renormalised", post.renormalised, hidden=hidden, heat="weights",
                       row_labels=self.query_names, row_color=style.QUERY, header="每行 ÷ 剩余和",
                       header_color=style.VALUE, **cols)
-        cut, (route, *slots) = shrink_words(post, hidden), route_words(book, r)
+        cut, route = shrink_words(book, post, hidden), route_words(book, r)
         intro, tail = [("route.intro",), (shrink_key(post, hidden),)], route_say(book, r)
         ending = said(*tail)
         note = route_note(book, r)
@@ -247,20 +239,19 @@ class CausalMask(ClipScene):
         page = VGroup(top, bottom)
         best(page, [lambda a=a, b=b: (a(), b(), page.arrange(DOWN, buff=0.5, aligned_edge=LEFT))
                     for a in top_ways for b in bottom_ways], legible(book, page))
-        start = "另一条路：先 softmax 再把未来置零，" + cut
         if fits(book, page):
-            return self.pages([((start + "；" + route + "。", *slots), page,
+            return self.pages([((ROUTE["both"], cut, route), page,
                                 [[Appear(probs)], [Appear(link), Appear(right)], [Appear(renorm)], [Appear(note)]],
                                 said(*intro, *tail))])
         best(bottom, bottom_ways, legible(book, bottom))
-        last = ((route + "。", *slots), bottom, [[Appear(renorm)], [Appear(note)]], ending)
+        last = ((ROUTE["end"], route), bottom, [[Appear(renorm)], [Appear(note)]], ending)
         best(top, top_ways, legible(book, top))
         if fits(book, top):
-            return self.pages([((start + "。",), top, [[Appear(probs)], [Appear(link), Appear(right)]], said(*intro)),
+            return self.pages([((ROUTE["start"], cut), top, [[Appear(probs)], [Appear(link), Appear(right)]], said(*intro)),
                                last])
         top_ways[1]()
-        self.pages([(("另一条路：先对全部的键做 softmax，得到 P。",), probs, [[Appear(probs)]], said(("route.p",))),
-                    (("再把未来置零，" + cut + "。",), right, [[Appear(right)]], said(("route.zero",), intro[1])),
+        self.pages([((ROUTE["p"],), probs, [[Appear(probs)]], said(("route.p",))),
+                    ((ROUTE["zero"], cut), right, [[Appear(right)]], said(("route.zero",), intro[1])),
                     last])
 
     def other_diagonal(self):
@@ -268,7 +259,7 @@ class CausalMask(ClipScene):
         d = r.variant_diagonal
         says, *slots = diagonal_words(book, r, causal)
         triu = book.index("variant_triu", d + self.inputs["cached"])
-        head = book.compose("M：triu(diagonal={})，" + ("对角线也为 −∞" if d == 0 else "保留对角线"), triu)
+        head = book.compose(DIAGONAL_HEAD[d], triu)
         note = book.label("整行都是 −∞ 时，普通 softmax 得到 NaN：检查每行是否还留有可见的键。",
                           size=style.LABEL_SIZE, color=style.MUTED)
         alone = (("A = softmax(S + M)：第 {} 行没有可见的键，得到 NaN。", slots[-1]) if d == 0 and len(r.variant_nan_rows)
@@ -279,10 +270,8 @@ class CausalMask(ClipScene):
 
     def causality_check(self):
         r, book, t = self.result, self.book, self.result.track
-        on, off = VERDICT[r.verdict_on[t]], VERDICT[r.verdict_off[t]]
-        verdict = ("本就看得见这一行，有无掩码输出都改变" if on == off == VERDICT["moved"] else
-                   "的输出有无掩码都" + on if on == off else "的输出有掩码时" + on + "，无掩码时" + off)
-        caption = ("因果性检查：只改 K、V 的最后一行；{} " + verdict + "。", self.qname())
+        verdict = book.compose(VERDICT[(r.verdict_on[t], r.verdict_off[t])], self.qname())
+        caption = (CHECK["whole"], verdict)
         row, ch = r.changed_row, r.check_on
         changed, by = book.index("changed_row", row), book.fmt("delta", r.delta, style.decimals_for([r.delta]))
         delta = book.text("只改第 {} 行：K、V 各加 {}", changed, by, size=style.LABEL_SIZE, color=style.ACCENT)
@@ -308,7 +297,7 @@ class CausalMask(ClipScene):
                                 said(("check.ask",), ("check.change", changed, by), *found))])
         right = stack(shifts, z, note, buff=0.45)
         self.pages([(caption, left, [[Appear(left)]], said(("check.ask",), ("check.change", changed, by), ("check.rule",))),
-                    (("只有最后一行变了：{} " + verdict + "。", self.qname()), right,
+                    ((CHECK["after"], verdict), right,
                      [[Appear(shifts)], [Appear(z), Appear(note)]], said(*found, ("check.why",)))])
 
     def sees_last(self) -> bool:
@@ -342,8 +331,8 @@ class CausalMask(ClipScene):
                                    self.query_names[lost[0]], size=style.LABEL_SIZE, color=style.MASK))
         flat = [r.verdict_on[t] == "same" and self.sees_last(), r.verdict_off[t] == "same"]
         if any(flat):
-            where = "" if all(flat) else "有掩码时 " if flat[0] else "无掩码时 "
-            lines.append(book.text(where + "{} 看得见最后一行，但它的权重改前改后都下溢为零，所以输出不变。",
+            where = "both" if all(flat) else "on" if flat[0] else "off"
+            lines.append(book.text(FLAT[where],
                                    self.qname(), size=style.LABEL_SIZE, color=style.MUTED))
         return stack(*lines, buff=0.15) if lines else VGroup()
 
@@ -368,11 +357,11 @@ class CausalMask(ClipScene):
     def cache_view(self):
         book, c, d = self.book, self.result.cache, self.inputs["diagonal"]
         n_c, first = book.index("cached", c.cached), book.index("cache_visible[0]", c.visible[0])
-        self.step(("缓存视角：" if self.inputs["causal"] else "缓存视角（打开因果掩码时）：") +
-                  "已有 {} 个位置时，新块第一行可看见 {} 个位置，而不是重新画三角形。", n_c, first)
+        self.step(CACHE[self.inputs["causal"]], n_c, first)
         full = not ((c.allowed == 0).any() or (c.fresh == 0).any())
         view = ("cache.full" if full else f"cache.diag{d}", book.index("allowed_legend", 1), n_c, first)
-        self.narrate(*(said(view) if self.inputs["causal"] else said(("cache.open",), view)))
+        for part in said(view) if self.inputs["causal"] else said(("cache.open",), view):
+            self.narrate(*part)
         self.clear_stage()
         fresh, cached, legend = cache_grids(book, c, d, n_c, first)
         both, ways = pair(fresh, cached, gap=1.0)

@@ -118,6 +118,17 @@ def test_espeak_speaks_each_step_offline(tmp_path):
     assert all(st["caption"] in script for st in steps_of(tmp_path))
 
 
+def test_espeak_speaks_english_with_its_english_voice(tmp_path):
+    """--lang en speaks the English narration with espeak-ng's en-us voice: read the wav back."""
+    from scenes.pipeline.voice import ESPEAK_VOICES, audio_seconds, spoken
+    assert ESPEAK_VOICES["en"].startswith("en")
+    said = spoken({1: "The causal mask hides the future positions."}, tmp_path, "en")
+    assert 1.0 < said[1][1] == audio_seconds(said[1][0]) < 8.0
+    with av.open(said[1][0]) as box:
+        sound = np.concatenate([f.to_ndarray().reshape(-1) for f in box.decode(audio=0)])
+    assert np.abs(sound).max() > 0.05
+
+
 def test_the_chapter_join_carries_the_voice(tmp_path):
     """A clip with a voice joined behind its (silent) title card: one AAC track, the tones
     where the clip's steps are."""

@@ -15,7 +15,7 @@ sys.path.insert(0, str(ROOT))
 
 import render  # noqa: E402
 from manim import MathTex, Text, tempconfig  # noqa: E402
-from scenes.kit import glyphs  # noqa: E402
+from scenes.kit import glyphs, numbers  # noqa: E402
 from scenes.kit.numbers import numerals  # noqa: E402
 from scenes.pipeline.inputs import check, raw_inputs  # noqa: E402
 from scenes.pipeline.registry import scene as scene_class  # noqa: E402
@@ -101,6 +101,13 @@ def build(clip, inputs=None, frames=False, pace="normal", lang="zh", **given):
         for cls, arg in text_classes().items():
             cls.__init__ = spy(cls, arg)
         language.use(lang)
+        made = numbers.made_text
+
+        def remembered(text, *args):          # a repeated text is a copy: record it like a new one
+            mob = made(text, *args)
+            texts.append((id(mob), text))
+            return mob
+        numbers.made_text = remembered
         with tempconfig(settings):
             scene = scene_class(clip)(inputs=inputs, skip_animations=True, pace=pace)
             scene.capture_frames = frames
@@ -110,6 +117,7 @@ def build(clip, inputs=None, frames=False, pace="normal", lang="zh", **given):
     finally:
         for cls, init in originals.items():
             cls.__init__ = init
+        numbers.made_text = made
         language.use(language.SOURCE)
     built = Built(scene, texts)
     built.frame = shape

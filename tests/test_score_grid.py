@@ -308,7 +308,7 @@ NINE = "; ".join(["1 0"] * 9)
     (["--seed", "-1"], "--seed"),
     (["--seed", "2147483648"], "--seed"),
     (["--preset", "dropout"], "--preset"),
-    (["--step", "5"], "--step"),
+    (["--step", "5", "--dry-run"], "--step"),                     # past the last of 4 steps
 ])
 def test_bad_input_one_line_exit_2_nothing_written(tmp_path, args, option):
     assert_refused(tmp_path, "score-grid", args, option)

@@ -24,7 +24,7 @@ from manim import config  # noqa: E402
 
 # Anything a test draws outside a render writes Manim's files into a folder of this worker,
 # not ./media, where parallel workers would read each other's half-written SVGs.
-config.media_dir = tempfile.mkdtemp(prefix="test-media-")
+WORKER_MEDIA = config.media_dir = tempfile.mkdtemp(prefix="test-media-")
 
 def inputs_for(clip, preset=None, **given):
     return check(clip, raw_inputs(clip, preset, given))
@@ -93,7 +93,8 @@ def build(clip, inputs=None, frames=False, pace="normal", lang="zh", **given):
             original(self, *args, **kwargs)
         return init
 
-    settings = {"format": "none", "disable_caching": True, "media_dir": tempfile.mkdtemp(prefix="build-"),
+    # The worker's own folder: TeX and Pango files made by one build are reused by the next.
+    settings = {"format": "none", "disable_caching": True, "media_dir": WORKER_MEDIA,
                 "verbosity": "ERROR", "progress_bar": "none"}
     if frames:
         settings.update(pixel_width=854, pixel_height=480)

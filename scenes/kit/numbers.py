@@ -15,7 +15,7 @@ from typing import Any, Iterable
 from manim import MathTex, Mobject, Text
 
 from scenes.kit import lang, style
-from scenes.kit.glyphs import NumberText, settable
+from scenes.kit.glyphs import NumberText, clone, settable
 
 # CJK number words chosen from the data ("三个") go through word(); a Chinese
 # numeral typed as part of a phrase ("同一", "一次") is language, not data.
@@ -36,9 +36,9 @@ def made_text(text: str, font: str, size: float, color: str) -> Text:
     key = (text, font, size, str(color))
     if key in _MADE:
         _MADE.move_to_end(key)
-        return _MADE[key].copy()
+        return clone(_MADE[key])
     mob = Text(text, font=font, font_size=size, color=color)
-    _MADE[key] = mob.copy()
+    _MADE[key] = clone(mob)
     if len(_MADE) > MADE_LIMIT:
         _MADE.popitem(last=False)
     return mob

@@ -69,10 +69,10 @@ def text_classes():
             Paragraph: "text", Code: "code_string"}
 
 
-def build(clip, inputs=None, frames=False, pace="normal", lang="zh", **given):
+def build(clip, inputs=None, frames=False, pace="normal", lang="zh", frame_size=(854, 480), **given):
     """Construct `clip` under Manim with animations skipped, recording the string given to
     every text-drawing class (positional or keyword). frames=True keeps each step's last
-    frame (854x480) as scene.frames. lang: the language of its words (scenes/kit/lang.py)."""
+    frame (frame_size, 854x480 unless given) as scene.frames. lang: the language of its words (scenes/kit/lang.py)."""
     import inspect
     from scenes.kit import lang as language
     if inputs is None:
@@ -97,7 +97,7 @@ def build(clip, inputs=None, frames=False, pace="normal", lang="zh", **given):
     settings = {"format": "none", "disable_caching": True, "media_dir": WORKER_MEDIA,
                 "verbosity": "ERROR", "progress_bar": "none"}
     if frames:
-        settings.update(pixel_width=854, pixel_height=480)
+        settings.update(pixel_width=frame_size[0], pixel_height=frame_size[1])
     try:
         for cls, arg in text_classes().items():
             cls.__init__ = spy(cls, arg)

@@ -220,7 +220,7 @@ class Implementation(ClipScene):
         self.narrate_d_out(b, t, d_model, heads)
         self.clear_stage()
         self.band = None
-        unit = 7.0 / w.copied
+        unit = content_width() / 2 / w.copied     # the widest bar takes half the content width
         blocks = []
         for name, cls, d_out, segments, seg_w, color, verdict in (
                 ("wrapper", "MultiHeadAttentionWrapper", w.head_dim, heads, w.head_dim, style.VALUE,

@@ -231,3 +231,12 @@ def tiny_chapter(tmp_path_factory):
 
 def manifest(path):
     return json.loads(Path(path).read_text("utf-8"))
+
+
+def pytest_collection_modifyitems(items):
+    """Two workers share the suite: the contract cases (test_contract.py, the bulk) are dealt out
+    one by one; every other file stays on one worker, so its module fixtures are built once."""
+    for item in items:
+        name = item.path.stem
+        if name != "test_contract":
+            item.add_marker(pytest.mark.xdist_group(name))

@@ -75,6 +75,9 @@ class ClipScene(Scene):
         new = caption_text(self.book, text)
         if self._caption is None:
             self.play(Appear(new), run_time=0.4)
+        elif self.fast:                     # no frames in between: swap, skip morphing the glyphs
+            self.remove(self._caption)
+            self.play(Appear(new), run_time=0.4)
         else:
             self.play(Transform(self._caption, new), run_time=0.4)
             self.book.meta[id(self._caption)] = self.book.meta[id(new)]

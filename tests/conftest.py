@@ -233,6 +233,7 @@ def manifest(path):
     return json.loads(Path(path).read_text("utf-8"))
 
 
+@pytest.hookimpl(tryfirst=True)          # before xdist reads the groups
 def pytest_collection_modifyitems(items):
     """Two workers share the suite: the contract cases (test_contract.py, the bulk) are dealt out
     one by one; every other file stays on one worker, so its module fixtures are built once."""

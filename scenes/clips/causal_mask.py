@@ -6,7 +6,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for plain `manim` runs
 
 import numpy as np
-from manim import DOWN, LEFT, ORIGIN, RIGHT, VGroup, Write
+from manim import DOWN, LEFT, ORIGIN, RIGHT, UP, VGroup, Write
 
 from scenes.clips.causal_mask_parts import (RowNames, arrow, best, cache_grids, changed_proxy, check_fits, column,
                                             diagonal_words, fits, grid, legible, line, linked, pair, place, proxy,
@@ -295,10 +295,19 @@ class CausalMask(ClipScene):
         if check_fits(book, left, right, shifts, z, note):
             return self.pages([(caption, VGroup(left, right), [[Appear(left)], [Appear(shifts)], [Appear(z), Appear(note)]],
                                 said(("check.ask",), ("check.change", changed, by), *found))])
-        right = stack(shifts, z, note, buff=0.45)
-        self.pages([(caption, left, [[Appear(left)]], said(("check.ask",), ("check.change", changed, by), ("check.rule",))),
-                    ((CHECK["after"], verdict), right,
-                     [[Appear(shifts)], [Appear(z), Appear(note)]], said(*found, ("check.why",)))])
+        # The inputs on a page of their own; the outputs stacked or side by side, or on two pages.
+        right, low = stack(shifts, z, note, buff=0.45), stack(z, note, buff=0.45)
+        best(right, [lambda: right.arrange(DOWN, buff=0.45),
+                     lambda: (low.arrange(DOWN, buff=0.45), VGroup(shifts, low).arrange(RIGHT, buff=0.8, aligned_edge=UP))],
+             legible(book, right))
+        first = (caption, left, [[Appear(left)]], said(("check.ask",), ("check.change", changed, by), ("check.rule",)))
+        after = (CHECK["after"], verdict)
+        if fits(book, right):
+            return self.pages([first, (after, right, [[Appear(shifts)], [Appear(z), Appear(note)]],
+                                       said(*found, ("check.why",)))])
+        low.arrange(DOWN, buff=0.45)
+        self.pages([first, (after, shifts, [[Appear(shifts)]], said(*found)),
+                    (after, low, [[Appear(z), Appear(note)]], said(("check.why",)))])
 
     def sees_last(self) -> bool:
         """Whether the tracked query may see the changed (last) key with the mask on."""

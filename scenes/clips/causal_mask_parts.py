@@ -52,6 +52,12 @@ def side_by_side(grids: list[MatrixGrid], buff: float = 0.3) -> VGroup:
     for left, right in zip(grids, grids[1:]):
         right.shift(left.boxes[0][-1].get_right() + RIGHT * buff - right.boxes[0][0].get_left())
         right.shift(UP * (left.boxes[0][0].get_center()[1] - right.boxes[0][0].get_center()[1]))
+        # A header or column label wider than a narrow grid must not run into its neighbour's.
+        texts = [[m for m in (g.header, g.col_labels) if m is not None and len(m)] for g in (left, right)]
+        if texts[0] and texts[1]:
+            clash = VGroup(*texts[0]).get_right()[0] + buff - VGroup(*texts[1]).get_left()[0]
+            if clash > 0:
+                right.shift(RIGHT * clash)
     return group
 
 

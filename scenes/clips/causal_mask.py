@@ -9,8 +9,8 @@ import numpy as np
 from manim import DOWN, LEFT, ORIGIN, RIGHT, UP, VGroup, Write
 
 from scenes.clips.causal_mask_parts import (RowNames, arrow, best, cache_grids, changed_proxy, check_fits, column,
-                                            diagonal_words, fits, grid, legible, line, linked, pair, place, proxy,
-                                            room, route_note, route_say, route_words, said, short, shrink_key,
+                                            diagonal_words, fits, grid, keeps_contract, legible, line, linked, pair, place,
+                                            proxy, room, route_note, route_say, route_words, said, short, shrink_key,
                                             shrink_words, side_by_side, stack, vector_text)
 from scenes.clips.causal_mask_words import CACHE, CHECK, DIAGONAL_HEAD, FIVE, FLAT, MASK, ROUTE, ROUTE_NONE, VERDICT
 from scenes.compute import masking as compute
@@ -186,17 +186,31 @@ class CausalMask(ClipScene):
             names.detach(table[0])
             k = self.input_grid("K", "k", s.k, style.KEY)
             v = grid(book, "v", s.v, style.decimals_for(s.v), header="V", header_color=style.VALUE)
-        page = stack(query, side_by_side([g for g in (k, *table, v) if len(g)], buff=0.2), seen, note, out, buff=0.3)
+        grids = side_by_side([g for g in (k, *table, v) if len(g)], buff=0.2)
+        page = stack(query, grids, seen, note, out, buff=0.3)
+        upper, lower = VGroup(query, grids), VGroup(*[m for m in (seen, note, out) if m.family_members_with_points()])
+        if not keeps_contract(book, page):   # too tall: the sums and the output beside the table, or a page of their own
+            best(page, [lambda: page.arrange(DOWN, buff=0.3),
+                        lambda: (upper.arrange(DOWN, buff=0.3), lower.arrange(DOWN, buff=0.3),
+                                 VGroup(upper, lower).arrange(RIGHT, buff=0.6))], legible(book, page))
         dim = [v.row(j) for j in range(len(s.k)) if hidden[j]] if len(v) else []
-        keys, first = book.index("keys", len(s.k)), (("five.scale", self.qname(), divisor) if i["scale"]
-                                                     else ("five.raw", self.qname()))
-        say = (said(first, ("five.nan", keys)) if lost else
-               said(first, ("five.open", keys), ("out.all", self.qindex())) if not i["causal"] else
-               said(first, ("five.some", keys, book.index(f"visible[{t}]", s.visible[t])), ("out.hidden", self.qindex()))
-               if hidden.any() else said(first, ("five.none", keys), ("out.all", self.qindex())))
-        self.pages([(caption, page, lambda: [[Appear(query), Appear(k), Appear(v)], *[[Appear(c)] for c in table],
-                                             [Appear(seen), Appear(note)],
-                                             [Appear(out), *[m.animate.set_opacity(0.3) for m in dim]]], say)])
+        keys, opening = book.index("keys", len(s.k)), (("five.scale", self.qname(), divisor) if i["scale"]
+                                                       else ("five.raw", self.qname()))
+        say = (said(opening, ("five.nan", keys)) if lost else
+               said(opening, ("five.open", keys), ("out.all", self.qindex())) if not i["causal"] else
+               said(opening, ("five.some", keys, book.index(f"visible[{t}]", s.visible[t])), ("out.hidden", self.qindex()))
+               if hidden.any() else said(opening, ("five.none", keys), ("out.all", self.qindex())))
+
+        def first():           # built once the page is placed (a dimmed row's target is a copy of it)
+            return [[Appear(query), Appear(k), Appear(v)], *[[Appear(c)] for c in table]]
+
+        def last():
+            return [[Appear(seen), Appear(note)], [Appear(out), *[m.animate.set_opacity(0.3) for m in dim]]]
+        if keeps_contract(book, page):
+            return self.pages([(caption, page, lambda: first() + last(), say)])
+        upper.arrange(DOWN, buff=0.3)
+        lower.arrange(DOWN, buff=0.3)
+        self.pages([(caption, upper, first, say[:-1]), (caption, lower, last, say[-1:])])
 
     def mask_before_softmax(self):
         r, book, causal = self.result, self.book, self.inputs["causal"]

@@ -23,6 +23,7 @@ from scenes.kit.numbers import NumberBook, Shown
 AREA = (13.0, 5.6)     # width, height a step fills (inside the content area)
 GROW = 1.35            # small layouts grow at most this much
 MIN_NUMBER_H = 0.17    # every number at least this tall (the contract asks 0.15): else one block a step
+CONTRACT_NUMBER_H = 0.15   # the README's least number height
 PREFER = 1.1           # another arrangement is taken when it is this much roomier
 SHORT = 8              # token labels on grids: at most this many half-width characters, then "…"
 
@@ -113,6 +114,11 @@ def room(mob: Mobject, most: float = GROW) -> float:
 
 def fits(book: NumberBook, mob: Mobject) -> bool:
     return room(mob) >= legible(book, mob)
+
+
+def keeps_contract(book: NumberBook, mob: Mobject) -> bool:
+    """Placed in the step's area, every number of `mob` is still CONTRACT_NUMBER_H tall."""
+    return room(mob) * MIN_NUMBER_H >= legible(book, mob) * CONTRACT_NUMBER_H
 
 
 def best(group: Mobject, arrangements: list[Callable[[], object]], floor: float = 0.0) -> float:

@@ -1,5 +1,6 @@
 """Shared test tools: build a clip without frames, render a tiny real one, run the CLI."""
 import contextlib
+import functools
 import io
 import json
 import sys
@@ -233,11 +234,23 @@ def manifest(path):
     return json.loads(Path(path).read_text("utf-8"))
 
 
-@pytest.hookimpl(tryfirst=True)          # before xdist reads the groups
-def pytest_collection_modifyitems(items):
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_make_scheduler(config, log):
     """Two workers share the suite: the contract cases (test_contract.py, the bulk) are dealt out
-    one by one; every other file stays on one worker, so its module fixtures are built once."""
-    for item in items:
-        name = item.path.stem
-        if name != "test_contract":
-            item.add_marker(pytest.mark.xdist_group(name))
+    one by one; every other file stays on one worker, so its module fixtures are built once, and
+    the files that use the tiny chapter share a worker (else the other one idles on its lock).
+    (xdist's own loadgroup marks do not reach its scheduler under pytest 9.)"""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByFile(LoadScopeScheduling):
+        def _split_scope(self, nodeid):
+            path = nodeid.split("::", 1)[0]
+            if path.endswith("test_contract.py"):
+                return nodeid
+            return "tiny_chapter" if uses_tiny_chapter(path) else path
+    return ByFile(config, log)
+
+
+@functools.cache
+def uses_tiny_chapter(path):
+    return "tiny_chapter" in (ROOT / path).read_text("utf-8")

@@ -43,7 +43,7 @@ def common(f: Callable) -> Callable:
                      show_default=True, help="png: a still of the last frame"),
         click.option("--out", default="media", show_default=True, help="output folder"),
         click.option("--dry-run", is_flag=True, help="no frames, no video: write only the manifest"),
-        click.option("--step", type=int, default=None, help="stop after this step (for stills)"),
+        click.option("--step", type=click.IntRange(min=1), default=None, help="stop after this step (for stills)"),
         click.option("--sections", is_flag=True,
                      help="also one mp4 per step, an index JSON and NAME.html (the presenter page)"),
         click.option("--one-file", is_flag=True, help="with --sections: the videos inside NAME.html"),

@@ -15,9 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import render  # noqa: E402
-from manim import MathTex, Text, tempconfig  # noqa: E402
-from scenes.kit import glyphs, numbers  # noqa: E402
-from scenes.kit.numbers import numerals  # noqa: E402
+from manim import tempconfig  # noqa: E402
 from scenes.pipeline.inputs import check, raw_inputs  # noqa: E402
 from scenes.pipeline.registry import scene as scene_class  # noqa: E402
 from scenes.pipeline.runner import render_clip  # noqa: E402
@@ -32,13 +30,16 @@ def inputs_for(clip, preset=None, **given):
 
 
 class Built:
-    """A clip constructed with animations skipped, plus every text it created."""
+    """A clip constructed with animations skipped. Every text on screen was made by its
+    NumberBook (layout.snapshot fails the build on any other mobject that draws a digit);
+    `texts` lists them as (id, string)."""
 
-    def __init__(self, scene, texts):
-        self.scene, self.texts = scene, texts
+    def __init__(self, scene):
+        self.scene = scene
         self.numbers = scene.book.records
         self.book = scene.book
         self.frames = getattr(scene, "frames", [])
+        self.texts = [(i, m["text"]) for i, m in scene.book.meta.items() if m["kind"] != "mark"]
 
     def texts_of(self, label_prefix):
         return [r["text"] for r in self.numbers if r["label"].startswith(label_prefix)]
@@ -50,66 +51,26 @@ class Built:
 
     def manifest(self):
         """What the runner writes: numbers, steps, frame and layout."""
-        from scenes.kit.layout import frame
         m = self.book.manifest(self.scene.spec.name, {})
         m["steps"] = [{"caption": t, "start": a, "end": b} for a, b, t in self.scene.captions]
         m["frame"], m["layout"] = self.frame, self.scene.layout
         return m
 
-    def unexplained(self):
-        """Digit-bearing texts not made by the NumberBook: typed numbers."""
-        sheets = {id(t) for t in glyphs.REFERENCES}    # glyph sheets: never drawn
-        return [s for i, s in self.texts
-                if numerals(s) and i not in self.book.meta and i not in sheets]
-
-
-def text_classes():
-    """Every Manim class that draws text from a string, and the argument holding it."""
-    from manim import Code, MarkupText, Paragraph, SingleStringMathTex
-    return {Text: "text", MarkupText: "text", SingleStringMathTex: "tex_string", MathTex: "tex_strings",
-            Paragraph: "text", Code: "code_string"}
-
 
 def build(clip, inputs=None, frames=False, pace="normal", lang="zh", frame_size=(854, 480), **given):
-    """Construct `clip` under Manim with animations skipped, recording the string given to
-    every text-drawing class (positional or keyword). frames=True keeps each step's last
-    frame (frame_size, 854x480 unless given) as scene.frames. lang: the language of its words (scenes/kit/lang.py)."""
-    import inspect
+    """Construct `clip` under Manim with animations skipped. frames=True keeps each step's last
+    frame (frame_size, 854x480 unless given) as scene.frames. lang: the language of its words
+    (scenes/kit/lang.py)."""
     from scenes.kit import lang as language
     if inputs is None:
         inputs = inputs_for(clip, **given)
-    texts = []
-    originals = {cls: cls.__init__ for cls in text_classes()}
-
-    def spy(cls, arg):
-        original = originals[cls]
-        signature = inspect.signature(original)
-
-        def init(self, *args, **kwargs):
-            bound = signature.bind_partial(self, *args, **kwargs).arguments
-            value = bound.get(arg, "")
-            if arg == "tex_strings" and not isinstance(value, str):
-                value = " ".join(map(str, value))
-            texts.append((id(self), str(value)))
-            original(self, *args, **kwargs)
-        return init
-
     # The worker's own folder: TeX and Pango files made by one build are reused by the next.
     settings = {"format": "none", "disable_caching": True, "media_dir": WORKER_MEDIA,
                 "verbosity": "ERROR", "progress_bar": "none"}
     if frames:
         settings.update(pixel_width=frame_size[0], pixel_height=frame_size[1])
     try:
-        for cls, arg in text_classes().items():
-            cls.__init__ = spy(cls, arg)
         language.use(lang)
-        made = numbers.made_text
-
-        def remembered(text, *args):          # a repeated text is a copy: record it like a new one
-            mob = made(text, *args)
-            texts.append((id(mob), text))
-            return mob
-        numbers.made_text = remembered
         with tempconfig(settings):
             scene = scene_class(clip)(inputs=inputs, skip_animations=True, pace=pace)
             scene.capture_frames = frames
@@ -117,11 +78,8 @@ def build(clip, inputs=None, frames=False, pace="normal", lang="zh", frame_size=
             from scenes.kit.layout import frame
             shape = frame()
     finally:
-        for cls, init in originals.items():
-            cls.__init__ = init
-        numbers.made_text = made
         language.use(language.SOURCE)
-    built = Built(scene, texts)
+    built = Built(scene)
     built.frame = shape
     return built
 

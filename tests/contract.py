@@ -2,10 +2,18 @@
 read from a clip's manifest: its `layout` (boxes at the end of each step) and `numbers`.
 
     layout_problems(manifest)          -> list of broken rules, empty when the frame is fine
-    oracle_problems(records, expected) -> numbers that differ from the oracle, or that no oracle checks
+    oracle_problems(records, expected) -> numbers that differ from the oracle, or that no oracle checks;
+                                          a number's text must be exactly the oracle's value drawn by
+                                          the display rules (tests/formatting.py) at its precision
+    precision_problems(manifest, expected) -> precisions the display rules do not allow
+    structure_problems(manifest, expected, names, marks) -> grid entries off their cells, axis labels
+                                          off their rows or naming the wrong index, marks on the wrong cells
 """
 import math
 import re
+from collections import defaultdict
+
+from formatting import NARROW, drawn_text, least_decimals, widest
 
 MIN_NUMBER_HEIGHT = 0.15    # frame units: 20 px at 1080p, 7 px at 480p
 MAX_NUMBER_CHARS = 10
@@ -103,17 +111,220 @@ def agrees(text, expected):
     return abs(shown - expected) <= tol * (1 + 1e-9) + 1e-12
 
 
+TIE = 1e-12     # relative: an oracle value this close to a rounding boundary may round either way
+                # (0.3073965 summed in another order is 0.30739649999999996)
+
+
+def exact_texts(rec, expected):
+    """The texts the display rules give the oracle's value at the record's precision, or None
+    where the oracle gives a rule or a string, or the record is a word or a grouped count."""
+    if callable(expected) or isinstance(expected, str) or isinstance(expected, bool):
+        return None
+    if rec.get("decimals", "word") == "word" or "," in rec["text"] or rec["text"] in COUNT_WORDS:
+        return None
+    if rec["decimals"] is None:
+        return {drawn_text(expected, None)} if float(expected) == int(float(expected)) else {"(not whole)"}
+    v = float(expected)
+    return {drawn_text(x, rec["decimals"]) for x in (v, v * (1 - TIE), v * (1 + TIE))}
+
+
 def oracle_problems(records, expected):
     """Each record's text checked against expected[label]; labels with no oracle are problems."""
     out = []
     for rec in records:
         if rec["label"] not in expected:
             out.append(f"no oracle for {rec['label']!r} (shown as {rec['text']!r})")
-        elif not agrees(rec["text"], expected[rec["label"]]):
-            out.append(f"{rec['label']} shows {rec['text']!r}, the oracle says {expected[rec['label']]!r}")
+            continue
+        want = expected[rec["label"]]
+        exact = exact_texts(rec, want)
+        if not agrees(rec["text"], want):
+            out.append(f"{rec['label']} shows {rec['text']!r}, the oracle says {want!r}")
+        elif exact is not None and rec["text"] not in exact:
+            out.append(f"{rec['label']} shows {rec['text']!r}: at {rec['decimals']} decimals the oracle's "
+                       f"{want!r} is drawn {' or '.join(sorted(exact))}")
+    return out
+
+
+def _value(expected, label):
+    v = expected.get(label)
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+def precision_problems(manifest, expected):
+    """One precision per grid, and never fewer decimals than show the grid's values exactly
+    (up to 4) unless its widest value would then pass 7 characters; an exact zero may read 0.
+    A number on its own (a sum, a legend's end) may also take the precision of a grid of its step."""
+    recs = {(r["label"], r["text"]): r for r in manifest["numbers"]}
+    out = []
+    for st in manifest["layout"]:
+        grids = defaultdict(list)
+        for it in st["items"]:
+            rec = recs.get((it["label"], it["text"]))
+            if it["kind"] == "number" and rec and rec.get("decimals") is not None:
+                grids[it.get("grid") or it["label"]].append(rec)
+        kept = {}
+        for grid, members in grids.items():
+            values = [_value(expected, r["label"]) for r in members]
+            pairs = [(r, v) for r, v in zip(members, values) if v is not None and math.isfinite(v)]
+            used = {r["decimals"] for r, v in pairs if v != 0}
+            if len(used) > 1:
+                out.append(f"step {st['step']}: grid {grid} mixes {sorted(used)} decimals")
+            finite = [v for _, v in pairs]
+            need = min(4, least_decimals(finite))
+            kept[grid] = (len(members), used, [d for d in used if d < need and widest(finite, d + 1) < NARROW])
+        grid_decimals = {d for size, used, _ in kept.values() if size > 1 for d in used}
+        for grid, (size, _, short) in kept.items():
+            for d in short:
+                if size == 1 and d in grid_decimals:
+                    continue
+                out.append(f"step {st['step']}: {grid} drawn with {d} decimals; its values need more "
+                           f"and fit in {NARROW} characters")
+    return out
+
+
+CELL_TOL = 0.02       # frame units: cells of one row share a centre line, within this
+
+
+def _centre(b):
+    return ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2)
+
+
+def _inside(inner, outer, tol=EPS):
+    return (inner[0] >= outer[0] - tol and inner[2] <= outer[2] + tol
+            and inner[1] >= outer[1] - tol and inner[3] <= outer[3] + tol)
+
+
+INDICES = re.compile(r"\[(-?\d+)\]")
+
+
+def _monotone_axis(entries, along):
+    """The index component that names the rows (along="row") or columns: constant along each
+    and strictly increasing with it; None when no component does. A table whose columns (or
+    rows) are different quantities (shift_causal[i], shift_open[i]) is named by its labels'
+    names instead: one name per column, each a different one."""
+    keys = sorted({e[along] for e in entries})
+    parts = [INDICES.findall(e["label"]) for e in entries]
+    if parts and parts[0] and all(len(p) == len(parts[0]) for p in parts):
+        for k in range(len(parts[0])):
+            by = defaultdict(set)
+            for e, p in zip(entries, parts):
+                by[e[along]].add(int(p[k]))
+            if all(len(v) == 1 for v in by.values()):
+                seq = [next(iter(by[key])) for key in keys]
+                if all(a < b for a, b in zip(seq, seq[1:])):
+                    return k, {key: next(iter(by[key])) for key in keys}
+    names = defaultdict(set)
+    for e in entries:
+        names[e[along]].add(e["label"].split("[", 1)[0])
+    if all(len(v) == 1 for v in names.values()) and len({next(iter(v)) for v in names.values()}) == len(keys):
+        return "name", {key: next(iter(names[key])) for key in keys}
+    return None
+
+
+def structure_problems(manifest, expected=None, names=None, marks=None):
+    """Grids: each entry inside its cell; cells on a lattice (x grows with the column, y falls with
+    the row); the labels' indices follow rows and columns; each axis label on its row or column,
+    outside the grid, and (names) the oracle's name for that index. Marks: each covers its cells'
+    boxes and no other cell's centre of its grid; (marks) the oracle's cells of that kind, and
+    masked/NaN marks only on −∞/NaN values.
+
+    names: {grid name: {"row"|"col": {index: text}}}, marks: {kind: set of labels}."""
+    expected, names, marks = expected or {}, names or {}, marks or {}
+    out = []
+    for st in manifest["layout"]:
+        n = st["step"]
+        entries = defaultdict(list)
+        axes = defaultdict(list)
+        for it in st["items"]:
+            if "grid" in it and "row" in it:
+                entries[it["grid"]].append(it)
+            elif "grid" in it and "axis" in it:
+                axes[it["grid"]].append(it)
+        index_of = {}
+        for grid, cells in entries.items():
+            for it in cells:
+                if not _inside(it["box"], it["cell"]):
+                    out.append(f"step {n}: {it['label']} {it['text']!r} lies outside its cell in {grid}")
+            for along, coord in (("row", 1), ("col", 0)):
+                lines = defaultdict(list)
+                for it in cells:
+                    lines[it[along]].append(_centre(it["cell"])[coord])
+                keys = sorted(lines)
+                centres = [sum(v) / len(v) for v in (lines[k] for k in keys)]
+                if any(max(lines[k]) - min(lines[k]) > CELL_TOL for k in keys):
+                    out.append(f"step {n}: the cells of a {along} of {grid} are not aligned")
+                steps = [b - a for a, b in zip(centres, centres[1:])]
+                if any(s >= 0 if along == "row" else s <= 0 for s in steps):
+                    out.append(f"step {n}: the {along}s of {grid} are out of order on screen")
+                axis = _monotone_axis(cells, along)
+                if axis is None and len(keys) > 1:
+                    out.append(f"step {n}: the labels of {grid} do not follow its {along}s")
+                index_of[(grid, along)] = (axis[1] if axis else {}), dict(zip(keys, centres))
+        for grid, labels in axes.items():
+            cells = entries.get(grid, [])
+            if not cells:
+                continue
+            left = min(it["cell"][0] for it in cells)
+            top = max(it["cell"][3] for it in cells)
+            base = grid.split("#")[0]
+            for it in labels:
+                along = it["axis"]
+                maths, centres = index_of[(grid, along)]
+                if it["index"] not in centres:
+                    out.append(f"step {n}: {along} label {it['text']!r} of {grid} has no {along} {it['index']}")
+                    continue
+                x, y = _centre(it["box"])
+                if abs((y if along == "row" else x) - centres[it["index"]]) > CELL_TOL:
+                    out.append(f"step {n}: {along} label {it['text']!r} is off {along} {it['index']} of {grid}")
+                if (along == "row" and it["box"][2] > left + EPS) or (along == "col" and it["box"][1] < top - EPS):
+                    out.append(f"step {n}: {along} label {it['text']!r} runs into {grid}")
+                want = names.get(base, {}).get(along, {}).get(maths.get(it["index"]))
+                cut = it["text"].endswith("…") and want is not None and want.startswith(it["text"][:-1])
+                if want is not None and it["text"] != want and not cut:
+                    out.append(f"step {n}: {along} {maths.get(it['index'])} of {grid} is labelled "
+                               f"{it['text']!r}, the oracle names it {want!r}")
+        cell_of = {it["label"]: it for cells in entries.values() for it in cells}
+        shown = {it["label"]: it for it in st["items"] if it["kind"] == "number"}
+        for it in st["items"]:
+            if it["kind"] != "mark":
+                continue
+            kind = it["mark"]
+            for label in it["covers"]:
+                target = cell_of.get(label) or shown.get(label)
+                if target is None:
+                    out.append(f"step {n}: a {kind} mark covers {label}, which is not on screen")
+                    continue
+                if not _inside(target.get("cell", target["box"]), it["box"]):
+                    out.append(f"step {n}: the {kind} mark does not cover {label}")
+                value = _value(expected, label)
+                if kind == "masked" and value is not None and not (math.isinf(value) and value < 0):
+                    out.append(f"step {n}: {label} is marked masked, the oracle says {value!r}")
+                if kind == "nan" and value is not None and not math.isnan(value):
+                    out.append(f"step {n}: {label} is marked NaN, the oracle says {value!r}")
+                if kind in marks and label not in marks[kind]:
+                    out.append(f"step {n}: {label} carries a {kind} mark the oracle does not give it")
+            grids = {cell_of[lab]["grid"] for lab in it["covers"] if lab in cell_of}
+            for other in (c for cells in (entries[g] for g in grids) for c in cells):
+                if other["label"] not in it["covers"] and _inside((*_centre(other["cell"]),) * 2, it["box"], -EPS):
+                    out.append(f"step {n}: the {kind} mark over {it['covers'][:2]} also covers {other['label']}")
     return out
 
 
 def coverage(records, expected):
     checked = sum(rec["label"] in expected for rec in records)
     return checked / len(records) if records else 1.0
+
+
+def user_problems(manifest, inputs):
+    """Each user text on screen is the user's own: a token of its option, or its start and "…"."""
+    out = []
+    for st in manifest["layout"]:
+        for it in st["items"]:
+            for source, text in it.get("users", []):
+                given = inputs.get(source) or []
+                given = given.split() if isinstance(given, str) else [str(t) for t in given]
+                whole = text in given
+                cut = text.endswith("…") and any(t.startswith(text[:-1]) for t in given)
+                if not (whole or cut):
+                    out.append(f"step {st['step']}: {text!r} is drawn as user text but is not in --{source}")
+    return out

@@ -325,3 +325,53 @@ def test_tiny_real_render_reads_back(tiny_render):
     out = tiny_render(CLIP)
     captions = assert_video_with_captions(out, CLIP, 6)
     assert captions[5][2].startswith("缓存视角")
+
+
+def grid_labels(name, hidden):
+    return {f"{name}[{i}][{j}]" for i, j in hidden.nonzero().tolist()}
+
+
+def marks(inputs):
+    """Which cells carry a mark, from torch.triu: the future positions (hidden zeros) of every
+    weights grid, the row changed in the check, the outputs the change leaves alone."""
+    i = inputs
+    n_q, n_k, c, d = len(i["q"]), len(i["k"]), i["cached"], i["diagonal"]
+    main = hidden_mask(n_q, n_k, d, c) if i["causal"] else torch.zeros(n_q, n_k, dtype=torch.bool)
+    other = 1 if i["causal"] and d == 0 else 0
+    view = c or i["cache_view"]
+    hidden = set()
+    for name in ("weights", "post_zeroed", "post_renormalised"):
+        hidden |= grid_labels(name, main)
+    hidden |= grid_labels(f"weights_diagonal{other}", hidden_mask(n_q, n_k, other, c))
+    hidden |= grid_labels("fresh", hidden_mask(n_q, n_q, d))
+    hidden |= grid_labels("cache_allowed", hidden_mask(n_q, view + n_q, d, view))
+    hidden |= {f"weights[{i['track']}][{j}]" for j in range(n_k) if main[i["track"], j]}   # the five-step table
+    last = n_k - 1
+    changed = {f"{g}[{last}][{col}]" for g, w in (("k_changed", i["k"]), ("v_changed", i["v"]))
+               for col in range(len(w[0]))}
+    expected = oracle(inputs)
+    unchanged = {label for label, v in expected.items() if label.startswith("shift_")
+                 and (callable(v) or v == 0)}
+    track = {f"shift_causal[{i['track']}]", f"shift_open[{i['track']}]"}
+    track |= {f"cache_allowed[0][{j}]" for j in range(view + n_q)}
+    return {"hidden": hidden, "changed": changed, "unchanged": unchanged, "track": track}
+
+
+def axis_names(inputs):
+    """Rows and columns are named by the oracle: keys k0… (or the tokens), queries by their
+    position (after the cache), the cache view's rows and keys by their positions."""
+    i = inputs
+    n_q, n_k, c = len(i["q"]), len(i["k"]), i["cached"]
+    tokens = i.get("tokens") or []
+    aligned = c + n_q == n_k
+    keys = {j: (tokens[j] if tokens else f"k{j}") for j in range(n_k)}
+    queries = {n: (tokens[c + n] if tokens and aligned else f"q{c + n if aligned else n}") for n in range(n_q)}
+    view = c or i["cache_view"]
+    names = {g: {"row": queries, "col": keys} for g in ("mask", "post_probs", "post_renormalised", "mask_diagonal0",
+                                                         "mask_diagonal1", "post_zeroed")}
+    names.update({g: {"row": keys} for g in ("k", "v", "k_changed", "v_changed")})
+    names["shift_causal"] = {"row": queries}
+    names["fresh"] = {"row": {r: str(r) for r in range(n_q)}, "col": {j: str(j) for j in range(n_q)}}
+    names["cache_allowed"] = {"row": {r: str(view + r) for r in range(n_q)},
+                              "col": {j: str(j) for j in range(view + n_q)}}
+    return names

@@ -80,3 +80,17 @@ def test_integer_options_take_their_whole_documented_range(tmp_path):
     assert code == 0, out
     code, out = cli("dropout", "--seed", "2147483648", "--dry-run", "--out", str(tmp_path / "o"))
     assert code == 2 and "--seed" in out and "2147483647" in out
+
+
+def test_step_zero_or_negative_is_bad_input(tmp_path):
+    for bad in ("0", "-1"):
+        code, out = cli("multihead", "--format", "png", "--quality", "tiny", "--step", bad, "--out", str(tmp_path / "o"))
+        assert code == 2 and len(out.strip().splitlines()) == 1 and "--step" in out, out
+        assert not (tmp_path / "o").exists()
+
+
+def test_a_missing_recording_is_bad_input_in_a_dry_run_too(tmp_path):
+    (tmp_path / "voice" / "multihead").mkdir(parents=True)
+    code, out = cli("multihead", "--dry-run", "--voice", str(tmp_path / "voice"), "--out", str(tmp_path / "o"))
+    assert code == 2 and len(out.strip().splitlines()) == 1 and "--voice" in out and "01" in out, out
+    assert not (tmp_path / "o").exists()

@@ -17,7 +17,8 @@ import random
 import pytest
 
 from conftest import build, inputs_for
-from contract import coverage, layout_problems, oracle_problems
+from contract import (coverage, layout_problems, oracle_problems, precision_problems, structure_problems,
+                      user_problems)
 from pixels import number_problems
 from scenes.pipeline.inputs import InputError, check, preset_names, raw_inputs
 from scenes.pipeline.registry import scene, specs
@@ -42,14 +43,28 @@ def generated(clip, seed):
     raise AssertionError(f"{clip}: the generator draws no legal input")
 
 
+def proof_problems(clip, inputs, m):
+    """Everything the manifest claims, against the clip's oracle: the numbers' values and
+    exact texts, their precision, their places and marks, the user texts, and nothing recorded
+    that is never on screen. (A typed number fails the build itself.)"""
+    tests = clip_tests(clip)
+    expected = tests.oracle(inputs)
+    names = tests.axis_names(inputs) if hasattr(tests, "axis_names") else None
+    marks = tests.marks(inputs) if hasattr(tests, "marks") else None
+    problems = layout_problems(m)
+    problems += oracle_problems(m["numbers"], expected)
+    problems += precision_problems(m, expected)
+    problems += structure_problems(m, expected, names, marks)
+    problems += user_problems(m, inputs)
+    problems += [f"{r['label']} = {r['text']!r} is recorded but never on screen"
+                 for r in m["numbers"] if r["step"] is None and not r.get("spoken")]
+    return problems
+
+
 def proven(clip, inputs, frames=False, lang="zh"):
     built = build(clip, inputs, frames=frames, lang=lang)
     m = built.manifest()
-    problems = layout_problems(m)
-    problems += oracle_problems(m["numbers"], clip_tests(clip).oracle(inputs))
-    problems += [f"{r['label']} = {r['text']!r} is recorded but never on screen"
-                 for r in m["numbers"] if r["step"] is None and not r.get("spoken")]
-    problems += [f"typed number {t!r}" for t in built.unexplained()]
+    problems = proof_problems(clip, inputs, m)
     for image, step in zip(built.frames, m["layout"]):   # the pixels show each recorded number
         problems += number_problems(image, step, m["frame"])
     return built, problems

@@ -47,7 +47,7 @@ def oracle(inputs):
     w, p, mode = np.asarray(inputs["weights"], float), float(inputs["p"]), inputs["mode"]
     n, train = len(w), mode == "train"
     p_eff = p if train else 0.0
-    out = {"section": "4.6", "formula.one": 1, "formula.zero": 0, "p": p, "p_eff": p_eff,
+    out = {"section": "4.6", "const": 1, "formula.one": 1, "formula.zero": 0, "p": p, "p_eff": p_eff,
            "eval.p_eff": 0, "weight_sum": float(t(w).sum()), "mask_count": 2 ** n}
     if p < 1:
         out["scale"] = 1 / (1 - p)

@@ -141,7 +141,6 @@ def test_book_example_shapes_and_sdpa():
     captions = [c for _, _, c in built.scene.captions]
     assert len(captions) == 5
     assert "[2, 5, 12]" in captions[2] and "3 倍" in captions[3] and "舍入误差之内" in captions[4]
-    assert built.unexplained() == []
 
 
 def test_wrapper_width_is_h_times_wider():

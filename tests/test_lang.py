@@ -16,6 +16,7 @@ from scenes.kit.numbers import numerals
 from scenes.pipeline.registry import specs
 
 SLOT = re.compile(r"\{\d*\}")
+NAMED = re.compile(r"\{([a-z][a-z0-9_]*)\}")
 
 
 def test_every_message_has_an_english_entry():
@@ -36,7 +37,9 @@ def test_each_translation_keeps_its_slots_and_numbers_and_has_no_cjk():
         numbered = [s for s in slots if s != "{}"]
         if len(slots) != zh.count("{}") or (numbered and sorted(numbered) != [f"{{{k}}}" for k in range(len(slots))]):
             problems.append(f"slots differ: {zh!r} -> {en!r}")
-        if Counter(numerals(SLOT.sub("", en))) != Counter(numerals(zh)):
+        if set(NAMED.findall(en)) != set(NAMED.findall(zh)):
+            problems.append(f"named slots differ: {zh!r} -> {en!r}")
+        if Counter(numerals(NAMED.sub("", SLOT.sub("", en)))) != Counter(numerals(zh)):
             problems.append(f"digits differ: {zh!r} -> {en!r}")
     assert problems == [], "\n".join(problems[:20])
 
@@ -106,3 +109,42 @@ def test_an_english_chapter_joins_english_parts(tmp_path):
     for path in written[1:] + [tmp_path / ".titles/implementation.en.numbers.json"]:
         assert not lang.has_cjk(path.read_text("utf-8")), path.name
     assert not list(tmp_path.glob("chapter04.mp4")) and 'lang="en"' in page.read_text("utf-8")
+
+
+BOUND = re.compile(r"([A-Za-z][\w\u2080-\u209f\u1d00-\u1dbfₖ′]*)\s*[=:]\s*(\{(?:\d*|[a-z][a-z0-9_]*)\})")
+ANY_SLOT = re.compile(r"\{(?:\d*|[a-z][a-z0-9_]*)\}")
+
+
+def bindings(template):
+    """Symbol -> the slots beside it, 'SYMBOL = {}' ({} counted in order, {k} as k, {name} by name)."""
+    order = iter(range(100))
+    numbered = [s[1:-1] if NAMED.fullmatch(s) else int(s[1:-1]) if s != "{}" else next(order)
+                for s in ANY_SLOT.findall(template)]
+    positions = {m.start(): n for m, n in zip(ANY_SLOT.finditer(template), numbered)}
+    out = {}
+    for m in BOUND.finditer(template):
+        out.setdefault(m.group(1), set()).add(positions[m.start(2)])
+    return out
+
+
+def slot_problems(catalogue):
+    """A translation's 'D_in = {…}' must fill the same slot as the source's 'D_in = {}'."""
+    out = []
+    for zh, en in catalogue.items():
+        source, said = bindings(zh), bindings(en)
+        for symbol in source.keys() & said.keys():
+            if not said[symbol] <= source[symbol]:
+                out.append(f"{symbol} takes slot {said[symbol]} in {en!r}, slot {source[symbol]} in {zh!r}")
+    return out
+
+
+def test_each_symbol_keeps_its_slot_in_translation():
+    """The caption 'from width D_in = {} to width dₖ = {}' states both widths in English too: a
+    translation with its slots swapped ({1} … {0}) would draw the wrong width beside each symbol."""
+    assert slot_problems(lang.catalogue("en")) == []
+    zh = "W_Q 把每行从 D_in = {} 维投影到 dₖ = {} 维。"
+    assert bindings(zh) == {"D_in": {0}, "dₖ": {1}}
+    swapped = {zh: "W_Q projects each row from width D_in = {1} to width dₖ = {0}."}
+    assert len(slot_problems(swapped)) == 2
+    named = {"从 D_in = {d_in} 到 dₖ = {d_k}": "from D_in = {d_k} to dₖ = {d_in}"}
+    assert len(slot_problems(named)) == 2

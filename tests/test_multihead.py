@@ -99,7 +99,6 @@ def proven(frames=False, preset=None, **given):
     for image, step in zip(built.frames, m["layout"]):
         problems += number_problems(image, step, m["frame"])
     problems += [f"{r['label']} never on screen" for r in m["numbers"] if r["step"] is None]
-    problems += [f"typed number {s!r}" for s in built.unexplained()]
     ids = {f"e{n}" for n in range(int(np.prod(inputs["shape"])))}
     for st in m["layout"][:5]:                   # every id drawn exactly once in steps 1-5
         drawn = [it["text"] for it in st["items"] if it["kind"] == "number"]
@@ -308,3 +307,13 @@ def test_tiny_real_render_reads_back(tiny_render):
     out = tiny_render("multihead")
     said = assert_video_with_captions(out, "multihead", 6)
     assert said[1][2].startswith("reshape") and "[0, 1, 2]" in said[4][2]
+
+
+def marks(inputs):
+    """The tracked element's frame sits on the id of the element followed, at every layout:
+    its coordinates there are where torch's view/transpose put that id."""
+    (b, t, d), h, e = inputs["shape"], inputs["heads"], inputs["track"]
+    labels = set()
+    for name, x in tensors(b, t, d, h).items():
+        labels.update(name + "".join(f"[{i}]" for i in idx) for idx in zip(*np.nonzero(x.numpy() == e)))
+    return {"track": labels}

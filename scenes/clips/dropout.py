@@ -58,7 +58,7 @@ def rules(raw: dict) -> dict:
 
 class Dropout(Rows, Spoken, ClipScene):
     spec = Clip(
-        name="dropout", section="4.6", title="dropout 并不保持每行权重和恰好为一",
+        name="dropout", section="4.6", title="dropout 并不保持每行权重和恰好为 {}", title_consts=(1,),
         summary="4.6 dropout：单次结果与期望，训练与评估",
         rules=rules,
         defaults={"weights": "0.2 0.3 0.5", "p": 0.5, "mode": "train", "samples": 200, "seed": 0},

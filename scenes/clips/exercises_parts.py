@@ -23,7 +23,7 @@ DOT_RADIUS, DOT_GAP = 0.08, 0.14
 
 def grouped(book: NumberBook, label: str, value: int) -> Shown:
     """A whole number with grouping commas, recorded with its value (the text is not a float)."""
-    return book._record(label, int(value), f"{int(value):,}")
+    return book.grouped(label, value)
 
 
 def big_number(book: NumberBook, label: str, value: int, color: str = style.TEXT,

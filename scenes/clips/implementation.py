@@ -231,7 +231,7 @@ class Implementation(ClipScene):
                  style.MASK if w.factor > 1 else style.VALUE,
                  "把 MultiHeadAttention 的 d_out 照搬给 Wrapper")):
             width = segments * seg_w
-            code = book.text("{}(d_in={}, d_out={}, num_heads={})", book.user_text(cls),
+            code = book.text("{}(d_in={}, d_out={}, num_heads={})", book.term(cls),
                              book.index(f"{name}.d_in", d_model), book.index(f"{name}.d_out", d_out),
                              book.index(f"{name}.heads", heads), font=style.NUMBER_FONT, size=20)
             note = book.text(verdict, size=20, color=style.MUTED)

@@ -58,6 +58,8 @@ class TensorView:
         """The view fills the content area's width between `top` and `bottom`."""
         self.name, self.ids, self.top, self.bottom = name, np.asarray(ids), top, bottom
         shape = self.ids.shape
+        self.book = book
+        self.label_of: dict[int, str] = {}
         self.texts: dict[int, Mobject] = {}
         self.boxes: dict[int, Rectangle] = {}
         self.header_of: dict[int, Mobject] = {}
@@ -75,6 +77,7 @@ class TensorView:
                     full = (i0, i1) + (idx if len(shape) == 4 else idx[1:])
                     label = name + "".join(f"[{k}]" for k in full)
                     shown = book.compose("e{}", book.index(label, n))
+                    self.label_of[n] = label
                     self.texts[n] = book.register(NumberText(str(shown), size=ID_SIZE), "number", shown, label)
                     self.boxes[n] = Rectangle(width=CELL_W, height=CELL_H, stroke_color=style.GRID_LINE,
                                               stroke_width=1.5)
@@ -146,7 +149,7 @@ class TensorView:
         box = self.boxes[n]
         inner = SurroundingRectangle(box, buff=0.0, color=style.TRACK, stroke_width=3)
         outer = SurroundingRectangle(box, buff=FRAME_BUFF * self.scale, color=style.TRACK, stroke_width=2)
-        return VGroup(inner, outer)
+        return self.book.mark(VGroup(inner, outer), "track", [self.label_of[n]])
 
     def ghost(self, n: int) -> DashedVMobject:
         """A dashed frame: where element n belongs."""

@@ -8,7 +8,7 @@ import numpy as np
 from manim import DOWN, RIGHT, Create, FadeIn, GrowArrow, Mobject, NumberPlane, VGroup, Write, config
 
 from scenes.clips.weighted_average_parts import (GAP, NARRATION, STACK_ROOM, Table, arrangement, arrow, cell_width,
-                                                 flush, heat_cells, label_cols, label_rows, place_tags, places,
+                                                 heat_cells, label_cols, label_rows, place_tags, places,
                                                  plane_for, speak, weight_bars)
 from scenes.compute import average as compute
 from scenes.kit import lang, style
@@ -87,7 +87,7 @@ class WeightedAverage(ClipScene):
 
     def count(self, label: str, n: int) -> Shown:
         """A count before a measure word (三个): book.word, except two, which is 两 there."""
-        return self.book._record(label, n, lang.tr("两")) if n == 2 else self.book.word(label, n)
+        return self.book.word(label, n, measure=True)
 
     def head(self, tex: str) -> Mobject:
         """A column head: a short formula."""
@@ -235,7 +235,7 @@ class WeightedAverage(ClipScene):
             self.step("{} = Σ αⱼ xⱼ：权重全相等，{} 就是{}个向量的平均。", z, z, n)
         elif len(r.output) <= 3:
             out = book.compose(", ".join("{}" for _ in r.output),
-                               *[book.fmt(f"output[0][{c}]", v, d) for c, v in enumerate(flush(r.output))])
+                               *[book.fmt(f"output[0][{c}]", v, d) for c, v in enumerate(r.output)])
             self.step("{} = Σ αⱼ xⱼ = ({})：{}个向量的混合，不是挑出其中一个。", z, out, n)
         else:
             self.step("{} = Σ αⱼ xⱼ（表的末行）：{}个向量的混合，不是挑出其中一个。", z, n)
@@ -246,9 +246,9 @@ class WeightedAverage(ClipScene):
         else:
             speak(self, NARRATION["mix." + case], *slots)
         self.clear_stage()
-        parts = MatrixGrid(book, "parts", flush(r.parts), d)
+        parts = MatrixGrid(book, "parts", r.parts, d)
         label_rows(book, parts, [book.compose("α·{}", self.short(j)) for j in range(len(r.x))], self.colors())
-        total = MatrixGrid(book, "output", flush(r.output)[None, :], d)
+        total = MatrixGrid(book, "output", r.output[None, :], d)
         label_rows(book, total, [z], [style.ACCENT])
         table = VGroup(parts, total).arrange(DOWN, buff=0.35, aligned_edge=RIGHT)
         if not self.planar():

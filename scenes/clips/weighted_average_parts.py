@@ -21,7 +21,6 @@ PLANE_HALF = 2.6      # the plane's half side, in scene units
 MARGIN = 1.15        # the plane reaches this much past the longest arrow
 SHORTEST = 0.04       # an arrow shorter than this is drawn as a dot
 DECIMAL_STEPS = (0, 1, 2, 4)
-TINY = 1e-99
 FULL_SCALE = 0.7      # step 6 shows every softmax number while its grids fit at this scale
 COMPACT_SCALE = 0.62  # else the weights in colour only, cells as wide as keep the scores at this scale
 HEAT_W, HEAT_MIN = 0.3, 0.12   # a weights cell drawn in colour only
@@ -42,14 +41,6 @@ def places(values: Any, widest: int = 7) -> int:
     longest = {d: max(len(style.format_number(float(v), d)) for v in arr) for d in options}
     limit = max(widest, min(longest.values()))
     return next(d for d in options if longest[d] <= limit)
-
-
-def flush(values: Any) -> np.ndarray:
-    """Magnitudes below TINY drawn as 0: their scientific form with a three-digit exponent
-    (a tiny scientific one) is longer than a drawn number may be, and at four decimals they read 0."""
-    arr = np.array(values, float)
-    arr[np.abs(arr) < TINY] = 0.0
-    return arr
 
 
 def char_width(size: float = style.NUMBER_SIZE) -> float:

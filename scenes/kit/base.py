@@ -22,7 +22,6 @@ from scenes.pipeline.registry import Clip
 
 class ClipScene(Scene):
     spec: Clip               # declared by each clip (name, section, title, rules, defaults, options)
-    legacy_text = False      # True while a clip still draws f-strings (digits checked loosely)
     capture_frames = False   # tests set it: keep each step's last frame in self.frames
 
     def __init__(self, inputs: dict | None = None, stop_after_step: int | None = None,
@@ -43,7 +42,7 @@ class ClipScene(Scene):
 
     def setup(self) -> None:
         self.camera.background_color = style.BACKGROUND
-        self.book = NumberBook(strict=not self.legacy_text)
+        self.book = NumberBook()
         self.captions: list[list[Any]] = []   # [start, end, text] per step, in seconds
         self.layout: list[dict[str, Any]] = []  # what is on screen at the end of each step
         self.frames: list[Any] = []
@@ -58,11 +57,13 @@ class ClipScene(Scene):
 
     def show_title(self) -> None:
         head = self.book.section("section", self.spec.section)
-        self.title_mob = self.book.text("{}  " + lang.tr(self.spec.title), head, size=style.TITLE_SIZE, kind="title")
+        consts = [self.book.const(c) for c in self.spec.title_consts]
+        self.title_mob = self.book.text("{}  " + lang.tr(self.spec.title), head, *consts, size=style.TITLE_SIZE,
+                                        kind="title")
         self.title_mob.move_to([0, style.TITLE_Y, 0])
         self.add(self.title_mob)
 
-    def step(self, template: str, *slots: Shown) -> None:
+    def step(self, template: str, *slots: Shown, **named: Shown) -> None:
         """Start a step: close the previous one (pause, end its subtitle), show this caption.
 
         The caption is a digit-free template whose {} slots the book filled."""
@@ -71,7 +72,7 @@ class ClipScene(Scene):
             raise EndSceneEarlyException()
         self.book.step = len(self.captions) + 1
         self.next_section(f"step-{self.book.step}")
-        text = self.book.compose(template, *slots)
+        text = self.book.compose(template, *slots, **named)
         new = caption_text(self.book, text)
         if self._caption is None:
             self.play(Appear(new), run_time=0.4)
@@ -87,10 +88,10 @@ class ClipScene(Scene):
         if self.book.step in self.recordings and not self.fast:
             self.add_sound(self.recordings[self.book.step][0])
 
-    def narrate(self, template: str, *slots: Shown) -> None:
+    def narrate(self, template: str, *slots: Shown, **named: Shown) -> None:
         """What the lecturer says in this step (two to four sentences carrying the book's
         explanation); its numbers come from the book like every drawn one."""
-        text = self.book.compose(template, *slots)
+        text = self.book.compose(template, *slots, **named)
         self.book.spoken.update(text.labels)
         n = len(self.captions)
         gap = "" if lang.current == lang.SOURCE else " "      # Chinese sentences join without a space

@@ -50,6 +50,16 @@ def cell_look(value, hidden=False, heat=None, low=0.0, high=1.0, stroke=style.GR
     return Look(fill, 0.9, stroke, 2, style.TEXT, None)
 
 
+def mark_kind(value, hidden, hidden_mark="hidden"):
+    """The mark a cell's look makes (cell_look with marks): masked −∞, NaN, a hidden zero
+    (hidden_mark names what the frame means: "hidden", "unchanged")."""
+    if math.isnan(value):
+        return "nan"
+    if math.isinf(value):
+        return "masked"
+    return hidden_mark if hidden and value == 0 else None
+
+
 class MatrixGrid(VGroup):
     """A grid of cells (a Rectangle and a number each), sized to its widest number.
 
@@ -60,7 +70,7 @@ class MatrixGrid(VGroup):
     Optional, for grids that must not mistake a mask for a number:
     marks: −∞ cells filled in the mask colour, NaN cells grey in a mask-coloured frame;
     hidden: 2-D bool, cells drawn as an exact "0" in hidden_color in a frame of that
-    colour (implies marks); header: a label above the grid; cell_w: a fixed cell width;
+    colour (implies marks; the layout records each as a mark of kind hidden_mark); header: a label above the grid; cell_w: a fixed cell width;
     fit_col_labels: cells widen to column labels a little wider than them, and labels
     much wider (long tokens) are turned upright so that they never run into each other.
     """
@@ -69,7 +79,7 @@ class MatrixGrid(VGroup):
                  heat=None, size=style.NUMBER_SIZE, row_color=style.TEXT, col_color=style.TEXT,
                  max_width=None, max_height=None, stroke=style.GRID_LINE, *, hidden=None,
                  hidden_color=style.MASK, marks=False, header=None, header_color=style.TEXT,
-                 cell_w=None, fit_col_labels=False):
+                 cell_w=None, fit_col_labels=False, hidden_mark="hidden"):
         super().__init__()
         values = np.atleast_2d(np.asarray(values, float))
         self.values = values
@@ -83,14 +93,21 @@ class MatrixGrid(VGroup):
             (finite.min(), finite.max()) if finite.size else (0.0, 1.0))
         looks = [[cell_look(values[i, j], hidden[i, j], heat, low, high, stroke, hidden_color, marks)
                   for j in range(self.n_cols)] for i in range(self.n_rows)]
+        self.labels = labels
+        self.grid = book.new_grid(labels[0][0].split("[", 1)[0] if self.n_rows and self.n_cols else "grid")
+        width0 = style.MIN_CELL_W
+        self.boxes = [[Rectangle(width=width0, height=style.MIN_CELL_H) for _ in range(self.n_cols)]
+                      for _ in range(self.n_rows)]
         self.entries = [[book.num(labels[i][j], values[i, j],
                                   decimals if looks[i][j].decimals is None else looks[i][j].decimals,
                                   color=looks[i][j].text,
-                                  size=size * INF_SCALE if marks and np.isinf(values[i, j]) else size)
+                                  size=size * INF_SCALE if marks and np.isinf(values[i, j]) else size,
+                                  place={"grid": self.grid, "row": i, "col": j, "cell": self.boxes[i][j]})
                          for j in range(self.n_cols)] for i in range(self.n_rows)]
         flat = [e for row in self.entries for e in row]
-        self.col_labels = VGroup(*[book.label(t if isinstance(t, str) else str(t), color=col_color,
-                                              size=style.LABEL_SIZE) for t in (col_labels or [])])
+        self.col_labels = VGroup(*[book.label(t, color=col_color, size=style.LABEL_SIZE,
+                                              place={"grid": self.grid, "axis": "col", "index": j})
+                                   for j, t in enumerate(col_labels or [])])
         width = cell_w or max(max(e.width for e in flat) + style.CELL_PAD, style.MIN_CELL_W)
         upright = False
         if fit_col_labels and len(self.col_labels) and not cell_w:
@@ -99,15 +116,17 @@ class MatrixGrid(VGroup):
             width = width if upright else max(width, widest)
         self.cell_w = width
         height = max(max(e.height for e in flat) + style.CELL_PAD, style.MIN_CELL_H)
-        self.boxes = [[Rectangle(width=width, height=height, stroke_color=looks[i][j].stroke,
-                                 stroke_width=looks[i][j].stroke_width)
-                       for j in range(self.n_cols)] for i in range(self.n_rows)]
         for i in range(self.n_rows):
             for j in range(self.n_cols):
-                box = self.boxes[i][j].move_to([j * width, -i * height, 0])
+                box = self.boxes[i][j]
+                box.stretch_to_fit_width(width).stretch_to_fit_height(height)
+                box.set_stroke(looks[i][j].stroke, looks[i][j].stroke_width).move_to([j * width, -i * height, 0])
                 if looks[i][j].fill is not None:
                     box.set_fill(looks[i][j].fill, opacity=looks[i][j].opacity)
                 self.entries[i][j].move_to(box)
+                kind = mark_kind(values[i, j], hidden[i, j], hidden_mark) if marks else None
+                if kind:
+                    book.mark(box, kind, [labels[i][j]])
         # marked frames drawn last, so that the neighbours' grey lines do not cover them
         order = sorted(((i, j) for i in range(self.n_rows) for j in range(self.n_cols)),
                        key=lambda ij: looks[ij[0]][ij[1]].stroke_width)
@@ -122,6 +141,7 @@ class MatrixGrid(VGroup):
             else:
                 mob.next_to(self.boxes[0][j], UP, buff=0.15 if not fit_col_labels else 0.12)
         self.add(self.row_labels, self.col_labels)
+        self.book = book
         self.header = None
         if header:
             self.header = book.label(header, color=header_color, size=style.LABEL_SIZE)
@@ -135,7 +155,8 @@ class MatrixGrid(VGroup):
     def _labels(self, book, labels, color, side):
         group = VGroup()
         for n, text in enumerate(labels or []):
-            mob = book.label(text if isinstance(text, str) else str(text), color=color, size=style.LABEL_SIZE)
+            mob = book.label(text, color=color, size=style.LABEL_SIZE,
+                             place={"grid": self.grid, "axis": "row" if side is LEFT else "col", "index": n})
             anchor = self.boxes[n][0] if side is LEFT else self.boxes[0][n]
             mob.next_to(anchor, side, buff=0.15)
             group.add(mob)
@@ -156,9 +177,10 @@ class MatrixGrid(VGroup):
     def col(self, j):
         return VGroup(*[self.cell(i, j) for i in range(self.n_rows)])
 
-    def frame_row(self, i, color, width=5):
+    def frame_row(self, i, color, width=5, kind="track"):
         """Outline row i (a tracked query, a changed key), leaving its cells' own frames."""
-        self.add(SurroundingRectangle(VGroup(*self.boxes[i]), color=color, buff=0.06, stroke_width=width))
+        frame = SurroundingRectangle(VGroup(*self.boxes[i]), color=color, buff=0.06, stroke_width=width)
+        self.add(self.book.mark(frame, kind, self.labels[i]))
         return self
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from manim import DL, UR, Mobject, Scene, config
+from manim import DL, UR, ImageMobject, Mobject, Scene, config
 
 from scenes.kit import style
 
@@ -45,6 +45,8 @@ def fit(mob: Mobject, width: float | None = None, height: float | None = None,
 
 
 def visible(mob: Mobject) -> bool:
+    if isinstance(mob, ImageMobject):
+        return True
     parts = mob.family_members_with_points()
     if not parts:
         return False
@@ -60,20 +62,74 @@ def box(mob: Mobject) -> list[float]:
 
 
 def snapshot(scene: Scene, book: Any, step: int) -> dict[str, Any]:
-    """The step's layout: every recorded text mobject on screen, with its box."""
-    items, seen = [], set()
+    """The step's layout: every recorded text on screen with its box and, for grid entries
+    and axis labels, its place (grid, row, col, the cell's box; grid, axis, index); every
+    mark with the labels it covers; the user texts each item shows. A visible mobject that
+    draws a digit and was not made by the book fails here (typed_numbers)."""
+    items: list[dict[str, Any]] = []
+    seen: set[int] = set()
+    typed: list[str] = []
     for top in scene.mobjects:
-        for mob in top.get_family():
-            meta = book.meta.get(id(mob))
-            if meta is None or id(mob) in seen or not visible(mob):
-                continue
-            seen.add(id(mob))
-            items.append({"kind": meta["kind"], "label": meta["label"], "text": meta["text"], "box": box(mob)})
-            for label in meta["numbers"] + ([meta["label"]] if meta["kind"] == "number" else []):
-                for rec in book.records:
-                    if rec["label"] == label and rec["step"] is None:
-                        rec["step"] = step
+        _walk(top, book, step, items, seen, typed)
+    if typed:
+        from scenes.kit.numbers import TypedNumberError
+        raise TypedNumberError(f"step {step}: " + "; ".join(typed[:5]))
     return {"step": step, "items": items}
+
+
+def _walk(mob: Mobject, book: Any, step: int, items: list, seen: set, typed: list) -> None:
+    if id(mob) in seen:
+        return
+    seen.add(id(mob))
+    meta = book.meta.get(id(mob))
+    if meta is None:
+        drawn = digits_drawn(mob)
+        if drawn is not None and visible(mob):
+            typed.append(f"{type(mob).__name__} {drawn!r} was not made by the NumberBook")
+            return
+        for sub in mob.submobjects:
+            _walk(sub, book, step, items, seen, typed)
+        return
+    if not visible(mob):
+        return
+    if meta["kind"] == "mark":
+        items.append({"kind": "mark", "label": meta["mark"], "text": "", "mark": meta["mark"],
+                      "covers": meta["covers"], "box": box(mob)})
+        for sub in mob.submobjects:
+            _walk(sub, book, step, items, seen, typed)
+        return
+    item = {"kind": meta["kind"], "label": meta["label"], "text": meta["text"], "box": box(mob)}
+    for key, value in meta["place"].items():
+        item[key] = box(value) if key == "cell" else value
+    if meta["users"]:
+        item["users"] = [list(u) for u in meta["users"]]
+    items.append(item)
+    for label in meta["numbers"] + ([meta["label"]] if meta["kind"] == "number" else []):
+        for rec in book.records:
+            if rec["label"] == label and rec["step"] is None:
+                rec["step"] = step
+
+
+def digits_drawn(mob: Mobject) -> str | None:
+    """What a text-drawing mobject draws, when it may hold a digit: the string of a Text,
+    MarkupText, Tex, MathTex, Code or NumberText with a digit in it; "" for a number
+    mobject (DecimalNumber, Integer), an SVG file or an image, whose content is unknown."""
+    from manim import Code, DecimalNumber, ImageMobject, SingleStringMathTex, SVGMobject
+    from scenes.kit.glyphs import NumberText
+    from scenes.kit.numbers import numerals
+    if isinstance(mob, (DecimalNumber, ImageMobject)):
+        return ""
+    if isinstance(mob, Code):
+        text = str(getattr(mob, "code_string", ""))
+    elif isinstance(mob, SingleStringMathTex):
+        text = str(mob.tex_string)
+    elif isinstance(mob, NumberText) or hasattr(mob, "original_text"):
+        text = str(getattr(mob, "original_text", getattr(mob, "text", "")))
+    elif isinstance(mob, SVGMobject):
+        return str(getattr(mob, "file_name", ""))
+    else:
+        return None
+    return text if numerals(text) else None
 
 
 def wrap_two_lines(text: str) -> str:
@@ -101,8 +157,7 @@ def caption_text(book: Any, text: str) -> Mobject:
     limit = content_width()
     mob = book.text(text, size=style.CAPTION_SIZE, kind="caption")
     if mob.width > limit:
-        from scenes.kit.numbers import Shown
-        two = Shown(wrap_two_lines(str(text)), getattr(text, "labels", ()))
+        two = book.rewrap(text, wrap_two_lines(str(text)))
         mob = book.text(two, size=style.CAPTION_SIZE, kind="caption")
         if mob.width > limit:
             mob.scale_to_fit_width(limit)

@@ -77,6 +77,11 @@ def format_number(value: float | int, decimals: int = 4) -> str:
     return text.replace("-", "\u2212")
 
 
+def format_grouped(value: int) -> str:
+    """A whole number with grouping commas, as the book prints parameter counts: 2,360,064."""
+    return f"{int(value):,}".replace("-", "\u2212")
+
+
 def manifest_value(value: float | int) -> float | int | str:
     """Full precision for the manifest: floats stay floats, non-finite become strings."""
     if isinstance(value, (int,)) and not isinstance(value, bool):

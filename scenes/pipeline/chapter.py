@@ -208,7 +208,7 @@ def render_chapter(quality: str = "high", out: str | Path = "media", sections: b
         language.use(lang)
         parts = []
         for clip, spec in clips.items():
-            name, title = stem(clip, lang), language.tr(spec.title)
+            name, title = stem(clip, lang), spec.heading()
             parts.append({"section": spec.section, "title": title,
                           "steps": [title_step(out, name, spec.section, title)]
                           + clip_steps(out, name, spec.section, title)})

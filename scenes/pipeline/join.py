@@ -43,7 +43,7 @@ def join(out: Path, clips: dict[str, Clip], lang: str = language.SOURCE) -> list
         captions += [(clock + s["start"], clock + s["end"], s["caption"]) for s in steps]
         clock += duration(video)
         parts += [title, video]
-        sections.append({"clip": clip, "section": spec.section, "title": language.tr(spec.title, lang),
+        sections.append({"clip": clip, "section": spec.section, "title": spec.heading(lang),
                          "start": round(start, 3), "end": round(clock, 3)})
     tmp = out / f".{book}.part.mp4"
     starts = np.cumsum([0.0] + [duration(p) for p in parts[:-1]])

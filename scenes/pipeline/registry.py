@@ -41,6 +41,13 @@ class Clip:
     rules: Callable[[dict], dict]               # raw inputs -> checked inputs (raises InputError)
     defaults: Mapping[str, Any]                 # the book's inputs, as raw values
     options: tuple[Option, ...] = field(default_factory=tuple)
+    title_consts: tuple[int, ...] = ()          # digits the book prints in the title ("恰好为 1"): its {} slots
+
+    def heading(self, lang: str | None = None) -> str:
+        """The title in words, for files beside the video (srt, chapters, decks); on screen the
+        constants go through the book (ClipScene.show_title)."""
+        from scenes.kit import lang as language, style
+        return language.tr(self.title, lang).format(*(style.format_number(c) for c in self.title_consts))
 
 
 def section_key(section: str) -> tuple:

@@ -136,7 +136,11 @@ def render_clip(clip: str, inputs: dict, quality: str = "high", fmt: str = "mp4"
     work = Path(tempfile.mkdtemp(prefix=f".render-{clip}-", dir=out))
     try:
         try:
-            recordings = recordings_for(clip, inputs, pace, None if dry_run else voice, work, lang)
+            if step is not None and step < 1:
+                raise InputError("step", str(step), "steps count from 1")
+            # a dry run checks a folder of recordings too (and its timings follow them); espeak only speaks for real
+            recordings = recordings_for(clip, inputs, pace, None if dry_run and voice == "espeak" else voice,
+                                        work, lang)
         except InputError:
             shutil.rmtree(work, ignore_errors=True)
             if created:
@@ -170,7 +174,7 @@ def render_clip(clip: str, inputs: dict, quality: str = "high", fmt: str = "mp4"
         write_atomic(out / f"{name}.numbers.json", json.dumps(manifest, ensure_ascii=False, indent=1) + "\n")
         written.append(out / f"{name}.numbers.json")
         spec = scene_cls.spec
-        title = language.tr(spec.title)
+        title = spec.heading()
         write_atomic(out / f"{name}.script.md", script_markdown(f"{spec.section} {title}", manifest["steps"]))
         written.append(out / f"{name}.script.md")
         if not dry_run and fmt != "png":

@@ -29,6 +29,7 @@ class TitleCard(Scene):
                                book.index("chapter", style.CHAPTER))
         head = book.text(chapter, color=style.MUTED, size=style.BODY_SIZE, kind="title")
         title = book.text("{}  " + lang.tr(self.spec.title), book.section("section", self.spec.section),
+                          *[book.const(c) for c in self.spec.title_consts],
                           size=style.TITLE_SIZE + 14, kind="title")
         self.play(Appear(Group(head, title).arrange(DOWN, buff=0.5)), run_time=0.5)
         self.wait(CARD_SECONDS)

@@ -133,6 +133,7 @@ class Multihead(ClipScene):
         else:
             self.play(*morph(self.view, view, [(self.frame, frame)]), Vanish(self.info), Appear(info),
                       run_time=style.RUN_TIME * 1.5)
+            self.bring_to_front(*view.texts.values(), frame)   # the new cells appeared over them
         self.view, self.frame, self.info = view, frame, info
         return view
 

@@ -154,7 +154,9 @@ class ClipScene(Scene):
         elif kind is FadeOut or kind is Appear:
             self.remove(anim.mobject)
         elif kind in (Transform, ReplacementTransform) and anim.target_mobject is not None:
-            if kind is ReplacementTransform:
+            if kind is ReplacementTransform and anim.mobject in self.mobjects:
+                self.replace(anim.mobject, anim.target_mobject)     # its place in the drawing order, as Manim
+            elif kind is ReplacementTransform:
                 self.remove(anim.mobject)
                 self.add(anim.target_mobject)
             else:

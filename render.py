@@ -20,6 +20,9 @@ from scenes.kit.lang import LANGS, SOURCE, MissingTranslation
 from scenes.kit.style import PACES
 
 QUALITY_NAMES = ["tiny", "low", "medium", "high", "4k"]   # as scenes/pipeline/runner.py QUALITIES
+DECK_OPTION = click.option("--deck", type=click.Choice(["pptx", "pdf", "pdf:grid"]), multiple=True,
+                           help="also a deck from the step videos (implies --sections): pptx (NAME.pptx), pdf "
+                                "(NAME.pdf, a handout) or pdf:grid (NAME.grid.pdf, four a page); repeatable")
 LANG_OPTION = click.option("--lang", type=click.Choice(list(LANGS)), default=SOURCE, show_default=True,
                            help="language of every word on screen and in the script (en: NAME.en.mp4)")
 
@@ -47,6 +50,7 @@ def common(f: Callable) -> Callable:
         click.option("--sections", is_flag=True,
                      help="also one mp4 per step, an index JSON and NAME.html (the presenter page)"),
         click.option("--one-file", is_flag=True, help="with --sections: the videos inside NAME.html"),
+        DECK_OPTION,
     ] + voice_options()):
         f = opt(f)
     return f
@@ -57,13 +61,18 @@ def clip_command(spec: Clip) -> click.Command:
     name = spec.name
 
     def run(preset: str | None, quality: str, fmt: str, out: str, dry_run: bool, step: int | None,
-            sections: bool, one_file: bool, pace: str, voice: str | None, lang: str, **given: Any) -> None:
+            sections: bool, one_file: bool, deck: tuple[str, ...], pace: str, voice: str | None, lang: str,
+            **given: Any) -> None:
+        if deck and (dry_run or fmt != "mp4"):
+            fail("Invalid value for '--deck': it needs the step videos (--format mp4, no --dry-run)", 2)
         try:
             raw = raw_inputs(name, preset, {k: v for k, v in given.items() if v not in (None, False)})
             inputs = check(name, raw)
         except InputError as err:
             fail(err, 2)
-        render(name, inputs, quality, fmt, out, dry_run, step, sections, pace, voice, one_file, lang)
+        render(name, inputs, quality, fmt, out, dry_run, step, sections or bool(deck), pace, voice, one_file,
+               lang)
+        write_decks(out, deck, lang, name)
 
     run.__doc__ = spec.summary
     for opt in reversed(spec.options):
@@ -87,6 +96,16 @@ def render(name: str, inputs: dict, quality: str, fmt: str, out: str, dry_run: b
         fail(err, 2)
     except Exception as err:  # a render failure: partial files are already gone
         fail(f"render of {name} failed: {type(err).__name__}: {err}", 1)
+
+
+def write_decks(out: str, kinds: tuple[str, ...], lang: str, clip: str | None = None) -> None:
+    """--deck: the deck or handout from the rendered step videos (clip None: the chapter's)."""
+    from scenes.pipeline.deck import write
+    try:
+        for kind in kinds:
+            click.echo(str(write(out, kind, lang, clip)))
+    except Exception as err:
+        fail(f"deck of {clip or 'the chapter'} failed: {type(err).__name__}: {err}", 1)
 
 
 def fail(message: object, code: int) -> NoReturn:
@@ -124,19 +143,21 @@ def with_voice(f: Callable) -> Callable:
 @click.option("--sections/--no-sections", default=True, show_default=True,
               help="one mp4 per step of each clip and the presenter page chapter04.html")
 @click.option("--one-file", is_flag=True, help="the videos inside chapter04.html (one file to mail)")
-def chapter(quality: str, out: str, sections: bool, one_file: bool, pace: str, voice: str | None,
-            lang: str) -> None:
+@DECK_OPTION
+def chapter(quality: str, out: str, sections: bool, one_file: bool, deck: tuple[str, ...], pace: str,
+            voice: str | None, lang: str) -> None:
     """Every clip with the book's inputs, joined in book order into chapter04.mp4, with the
     presenter page chapter04.html beside it."""
     from scenes.pipeline.chapter import render_chapter
     try:
-        for path in render_chapter(quality, out, sections, pace=pace, voice=voice, one_file=one_file,
-                                   lang=lang):
+        for path in render_chapter(quality, out, sections or bool(deck), pace=pace, voice=voice,
+                                   one_file=one_file, lang=lang):
             click.echo(str(path))
     except InputError as err:
         fail(err, 2)
     except Exception as err:
         fail(f"chapter render failed: {err}", 1)
+    write_decks(out, deck, lang)
 
 
 @cli.command("title-card", hidden=True)

@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 PACKAGES="libcairo2-dev libpango1.0-dev pkg-config fonts-noto-cjk fonts-noto-core texlive-latex-base \
-texlive-latex-extra texlive-latex-recommended texlive-fonts-recommended dvisvgm gcc espeak-ng chromium chromium-driver"
+texlive-latex-extra texlive-latex-recommended texlive-fonts-recommended dvisvgm gcc espeak-ng chromium chromium-driver poppler-utils"
 
 system_packages() {
   local missing=()

@@ -109,8 +109,10 @@ def source_messages(root: Path = ROOT) -> dict[str, list[str]]:
 
 
 # Literals with CJK characters that are data, not words: kit/numbers.py's count digits,
-# kit/style.py's CJK ranges (reading time), kit/layout.py's break points for wrapping captions.
-NOT_WORDS = frozenset({"零一二三四五六七八九十", "十", "\u3000", "\u9fff", "\uff00", "\uffef", "，；：。、,;:"})
+# kit/style.py's CJK ranges (reading time), kit/layout.py's break points for wrapping captions,
+# pipeline/deck_pdf.py's CJK ranges and the punctuation that never opens a line.
+NOT_WORDS = frozenset({"零一二三四五六七八九十", "十", "\u3000", "\u9fff", "\uff00", "\uffef", "，；：。、,;:",
+                       "\u2e80-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef", "，。、；：！？）」』》〉】”’"})
 
 
 def missing(lang: str) -> dict[str, list[str]]:

@@ -1,0 +1,232 @@
+"""The deck and the handout, read back: `render.py chapter --deck ...` on the tiny chapter renders
+nothing again; the PPTX has a title slide per section and a slide per step with its video, its
+last frame as the poster, the caption as title and the narration as notes, and every part its
+relationships name; the PDF has a page per step (or four a page), the sections as bookmarks,
+the captions as text, every font embedded. LibreOffice and pdftoppm, where installed, open them."""
+import io
+import json
+import math
+import posixpath
+import shutil
+import subprocess
+import zipfile
+from xml.etree import ElementTree
+
+import av
+import numpy as np
+import pytest
+from fontTools.ttLib import TTFont
+from PIL import Image
+from pptx import Presentation
+from pptx.enum.shapes import MSO_SHAPE_TYPE
+from pypdf import PdfReader
+
+from conftest import cli
+from scenes.kit import lang as language
+from scenes.kit import style
+from scenes.kit.lang import FONTS
+from scenes.pipeline import deck, deck_pdf
+from scenes.pipeline.registry import specs
+
+
+@pytest.fixture(scope="module")
+def decks(tiny_chapter):
+    """The three decks of the tiny chapter through the CLI, which finds every clip up to date."""
+    videos = sorted(tiny_chapter.glob("*.sections/*.mp4"))
+    before = [p.stat().st_mtime_ns for p in videos]
+    code, out = cli("chapter", "--quality", "tiny", "--out", tiny_chapter,
+                    "--deck", "pptx", "--deck", "pdf", "--deck", "pdf:grid")
+    assert code == 0, out
+    assert [p.stat().st_mtime_ns for p in videos] == before            # nothing rendered again
+    assert "[chapter]" not in out
+    return tiny_chapter
+
+
+def sections_of(folder, lang="zh"):
+    """[(section, title, steps)] in book order: each step of the manifest with its video from
+    Manim's section index."""
+    parts = []
+    for clip, spec in specs().items():
+        steps = json.loads((folder / f"{clip}.numbers.json").read_text("utf-8"))["steps"]
+        index = json.loads((folder / f"{clip}.sections" / f"{clip}.json").read_text("utf-8"))
+        videos = {s["name"]: folder / f"{clip}.sections" / s["video"] for s in index}
+        parts.append((spec.section, spec.heading(lang),
+                      [dict(st, video=videos[f"step-{n}"]) for n, st in enumerate(steps, 1)]))
+    return parts
+
+
+def uncovered(steps):
+    """Characters of the captions and narration that neither embedded face can draw."""
+    covered = set()
+    for family in (style.FONT, FONTS["en"]):
+        file, index = deck_pdf.face(family)
+        covered |= set(TTFont(file, fontNumber=index, lazy=True).getBestCmap())
+    return sorted({c for st in steps for c in st["caption"] + st["narration"]
+                   if not c.isspace() and ord(c) not in covered})
+
+
+def frames(video):
+    with av.open(str(video)) as box:
+        decoded = [f.to_ndarray(format="rgb24") for f in box.decode(video=0)]
+    return decoded[0], decoded[-1]
+
+
+def missing_parts(path):
+    """Relationship targets and parts without a content type, read from the zip itself."""
+    with zipfile.ZipFile(path) as box:
+        names = set(box.namelist())
+        types = ElementTree.fromstring(box.read("[Content_Types].xml"))
+        defaults = {t.get("Extension").lower() for t in types if t.tag.endswith("Default")}
+        overrides = {t.get("PartName").lstrip("/") for t in types if t.tag.endswith("Override")}
+        missing = [n for n in names if n != "[Content_Types].xml" and n not in overrides
+                   and n.rsplit(".", 1)[-1].lower() not in defaults]
+        for rels in (n for n in names if n.endswith(".rels")):
+            source = posixpath.dirname(posixpath.dirname(rels))
+            for rel in ElementTree.fromstring(box.read(rels)):
+                target = rel.get("Target")
+                if rel.get("TargetMode") == "External":
+                    continue
+                part = target.lstrip("/") if target.startswith("/") else posixpath.normpath(
+                    posixpath.join(source, target))
+                if part not in names:
+                    missing.append(f"{rels} -> {target}")
+    return missing
+
+
+def test_the_deck_has_a_title_slide_per_section_then_a_playing_video_per_step(decks):
+    prs = Presentation(str(decks / "chapter04.pptx"))
+    slides = iter(prs.slides)
+    teeth = 0
+    for section, title, steps in sections_of(decks):
+        slide = next(slides)
+        assert slide.shapes.title.text == f"{section} {title}" and "{" not in title   # its slots filled
+        assert not [s for s in slide.shapes if s.shape_type == MSO_SHAPE_TYPE.MEDIA]
+        for step in steps:
+            slide = next(slides)
+            movies = [s for s in slide.shapes if s.shape_type == MSO_SHAPE_TYPE.MEDIA]
+            assert len(movies) == 1 and slide.shapes.title.text == step["caption"]
+            assert slide.notes_slide.notes_text_frame.text == (step["narration"] or step["caption"])
+            media = [r.target_part.blob for r in slide.part.rels.values() if r.reltype.endswith("/media")]
+            assert media == [step["video"].read_bytes()]                  # the step's own video
+            first, last = frames(step["video"])
+            shown = np.asarray(Image.open(io.BytesIO(movies[0].poster_frame.blob)).convert("RGB"))
+            assert np.array_equal(shown, last)                            # the poster: its last frame
+            teeth += not np.array_equal(first, last)
+            assert slide.element.xpath("./p:timing//p:video//p:cond/@delay") == ["0"]   # plays on entry
+    assert next(slides, None) is None
+    assert teeth > len(prs.slides) // 2           # a first-frame poster would have failed above
+    assert missing_parts(decks / "chapter04.pptx") == []
+
+
+def test_the_handout_has_a_page_per_step_bookmarks_text_and_embedded_fonts(decks):
+    parts = sections_of(decks)
+    reader = PdfReader(str(decks / "chapter04.pdf"))
+    assert len(reader.pages) == sum(len(steps) for _, _, steps in parts)
+    marks = [(m.title, reader.get_destination_page_number(m)) for m in reader.outline]
+    starts = np.cumsum([0] + [len(steps) for _, _, steps in parts[:-1]]).tolist()
+    assert marks == [(f"{s} {t}", n) for (s, t, _), n in zip(parts, starts)]
+    faces = set()
+    for page in reader.pages:
+        for font in page["/Resources"]["/Font"].values():
+            font = font.get_object()
+            described = font["/DescendantFonts"][0].get_object() if "/DescendantFonts" in font else font
+            files = [k for k in described["/FontDescriptor"] if k.startswith("/FontFile")]
+            assert files, font["/BaseFont"]                              # embedded, not referenced
+            faces.add(font["/BaseFont"].split("+")[-1])
+    assert "NotoSansCJKSC" in faces
+    assert uncovered([st for _, _, steps in parts for st in steps]) == []   # no tofu
+
+    grid = PdfReader(str(decks / "chapter04.grid.pdf"))
+    assert len(grid.pages) == sum(math.ceil(len(steps) / 4) for _, _, steps in parts)
+    assert [m.title for m in grid.outline] == [f"{s} {t}" for s, t, _ in parts]
+
+
+@pytest.mark.skipif(not shutil.which("pdftoppm"), reason="poppler-utils: bash run.sh setup installs it")
+def test_poppler_reads_every_caption_and_narration_and_rasterises_a_page(decks, tmp_path):
+    # (pypdf's text extraction misreads fpdf2's CMap encoding of the CFF face: poppler's is the reader here)
+    text = subprocess.run(["pdftotext", "-raw", str(decks / "chapter04.pdf"), "-"], capture_output=True,
+                          text=True, check=True, timeout=60).stdout.split("\f")
+    pages = iter(text)
+    squash = "".join
+    for _, _, steps in sections_of(decks):
+        for step in steps:
+            words = squash(next(pages).split())
+            assert squash(step["caption"].split()) in words
+            assert squash((step["narration"] or step["caption"]).split()) in words
+    subprocess.run(["pdftoppm", "-r", "40", "-png", "-f", "1", "-l", "1", str(decks / "chapter04.pdf"),
+                    str(tmp_path / "page")], check=True, timeout=60)
+    page = np.asarray(Image.open(next(tmp_path.glob("page*.png"))).convert("L"), dtype=float)
+    h, w = page.shape
+    assert (w, h) == (331, 468)                                           # A4 at 40 dpi
+    frame = page[int(h * 0.08):int(h * 0.38), int(w * 0.1):int(w * 0.9)]
+    assert frame.mean() < 80 and frame.std() > 5                          # the dark frame, not blank
+    below = page[int(h * 0.42):int(h * 0.55), int(w * 0.07):int(w * 0.93)]
+    assert below.min() < 128 and below.mean() > 200                       # dark words on white
+
+
+@pytest.mark.skipif(not shutil.which("soffice"), reason="LibreOffice Impress is not installed (optional)")
+def test_libreoffice_opens_the_deck_with_every_slide_and_its_poster(decks, tmp_path):
+    subprocess.run(["soffice", "--headless", "--norestore", f"-env:UserInstallation={tmp_path.as_uri()}/lo",
+                    "--convert-to", "pdf", "--outdir", str(tmp_path), str(decks / "chapter04.pptx")],
+                   check=True, capture_output=True, timeout=180)
+    converted = tmp_path / "chapter04.pdf"
+    assert len(PdfReader(str(converted)).pages) == len(Presentation(str(decks / "chapter04.pptx")).slides)
+    if shutil.which("pdftoppm"):
+        subprocess.run(["pdftoppm", "-r", "30", "-png", "-f", "2", "-l", "2", str(converted),
+                        str(tmp_path / "slide")], check=True, timeout=60)
+        slide = np.asarray(Image.open(next(tmp_path.glob("slide*.png"))).convert("L"), dtype=float)
+        h, w = slide.shape
+        assert slide[int(h * 0.3):int(h * 0.9), int(w * 0.2):int(w * 0.8)].std() > 5   # the poster
+
+
+def test_a_clip_deck_in_english_embeds_the_latin_face(tmp_path, monkeypatch):
+    monkeypatch.setattr(language, "current", language.current)            # the CLI switches it
+    code, out = cli("score-grid", "--quality", "tiny", "--lang", "en", "--deck", "pptx", "--deck", "pdf",
+                    "--out", tmp_path)
+    assert code == 0, out
+    steps = json.loads((tmp_path / "score-grid.en.numbers.json").read_text("utf-8"))["steps"]
+    assert len(Presentation(str(tmp_path / "score-grid.en.pptx")).slides) == 1 + len(steps)
+    reader = PdfReader(str(tmp_path / "score-grid.en.pdf"))
+    assert len(reader.pages) == len(steps)
+    spec = specs()["score-grid"]
+    assert [m.title for m in reader.outline] == [f"{spec.section} {spec.heading('en')}"]
+    assert steps[0]["caption"].split()[0] in reader.pages[0].extract_text()
+    fonts = reader.pages[0]["/Resources"]["/Font"].values()
+    assert "NotoSans" in {f.get_object()["/BaseFont"].split("+")[-1] for f in fonts}
+    assert uncovered(steps) == []
+
+
+def test_a_re_rendered_step_gets_a_new_poster(tiny_chapter, tmp_path):
+    for name in ("weighted-average.numbers.json", "weighted-average.sections"):
+        copy = shutil.copytree if (tiny_chapter / name).is_dir() else shutil.copy
+        copy(tiny_chapter / name, tmp_path / name)
+    deck.write(tmp_path, "pptx", "zh", "weighted-average")
+    videos = sorted((tmp_path / "weighted-average.sections").glob("*.mp4"))
+    new = frames(videos[1])[1]
+    assert not np.array_equal(frames(videos[0])[1], new)
+    shutil.copy(videos[1], videos[0])                    # step 1 rendered anew, as a changed clip is
+    slide = Presentation(str(deck.write(tmp_path, "pptx", "zh", "weighted-average"))).slides[1]
+    movie = next(s for s in slide.shapes if s.shape_type == MSO_SHAPE_TYPE.MEDIA)
+    assert np.array_equal(np.asarray(Image.open(io.BytesIO(movie.poster_frame.blob)).convert("RGB")), new)
+
+
+def test_a_failed_write_keeps_the_last_file_whole(decks, monkeypatch):
+    target = deck.write(decks, "pdf", "zh", "score-grid")
+    before = target.read_bytes()
+
+    def half(self, name):
+        open(name, "wb").write(b"%PDF-1.4 half")
+        raise OSError("disk full")
+    monkeypatch.setattr(deck_pdf.FPDF, "output", half)
+    with pytest.raises(OSError, match="disk full"):
+        deck.write(decks, "pdf", "zh", "score-grid")
+    assert target.read_bytes() == before and not list(decks.glob(".*.part"))
+
+
+@pytest.mark.parametrize("args", [["chapter", "--deck", "foo"], ["dropout", "--deck", "pptx:grid"],
+                                  ["dropout", "--deck", "pdf", "--format", "png"],
+                                  ["dropout", "--deck", "pptx", "--dry-run"]])
+def test_a_bad_deck_is_one_line_exit_2_and_writes_nothing(tmp_path, args):
+    code, out = cli(*args, "--out", tmp_path / "out")
+    assert code == 2 and len(out.strip().splitlines()) == 1 and "--deck" in out, out
+    assert not (tmp_path / "out").exists()

@@ -49,11 +49,17 @@ class ClipScene(Scene):
         self.narration: dict[int, str] = {}      # step -> what the lecturer says (script.md, voice)
         self._caption = None
         self.result = self.compute()
+        self.book.sources = self.provenance()
         self.show_title()
 
     def compute(self) -> Any:
         """Ask the compute module for everything the clip shows."""
         raise NotImplementedError
+
+    def provenance(self) -> dict:
+        """Label -> where it comes from (scenes/compute/provenance.py), for the manifest's
+        `from` and `op`; none unless the clip says."""
+        return {}
 
     def show_title(self) -> None:
         head = self.book.section("section", self.spec.section)

@@ -77,6 +77,7 @@ class NumberBook:
         self.meta: dict[int, dict[str, Any]] = {}   # id(mobject) -> kind, label, text, numbers
         self.kept: list[Mobject] = []
         self.spoken: set[str] = set()               # labels said in the narration
+        self.sources: dict[str, Any] = {}           # label -> provenance.Source, set by the clip
         self.step = 0                               # the step being built (set by ClipScene)
 
     def made(self, text: Any) -> bool:
@@ -257,4 +258,7 @@ class NumberBook:
         for rec in self.records:      # said in the narration, never drawn
             if rec["step"] is None and rec["label"] in self.spoken:
                 rec["spoken"] = True
+            source = self.sources.get(rec["label"])
+            if source is not None:    # where it comes from (scenes/compute/provenance.py)
+                rec["from"], rec["op"] = list(source.sources), source.op
         return {"scene": scene_name, "inputs": inputs, "numbers": self.records}

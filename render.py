@@ -100,7 +100,7 @@ def render(name: str, inputs: dict, quality: str, fmt: str, out: str, dry_run: b
 
 def write_decks(out: str, kinds: tuple[str, ...], lang: str, clip: str | None = None) -> None:
     """--deck: the deck or handout from the rendered step videos (clip None: the chapter's)."""
-    from scenes.pipeline.deck import write
+    from scenes.pipeline.decks import write
     try:
         for kind in kinds:
             click.echo(str(write(out, kind, lang, clip)))

@@ -25,7 +25,8 @@ from conftest import cli
 from scenes.kit import lang as language
 from scenes.kit import style
 from scenes.kit.lang import FONTS
-from scenes.pipeline import deck, deck_pdf
+from scenes.pipeline import deck_pdf
+from scenes.pipeline.decks import write as write_deck
 from scenes.pipeline.registry import specs
 
 
@@ -200,18 +201,18 @@ def test_a_re_rendered_step_gets_a_new_poster(tiny_chapter, tmp_path):
     for name in ("weighted-average.numbers.json", "weighted-average.sections"):
         copy = shutil.copytree if (tiny_chapter / name).is_dir() else shutil.copy
         copy(tiny_chapter / name, tmp_path / name)
-    deck.write(tmp_path, "pptx", "zh", "weighted-average")
+    write_deck(tmp_path, "pptx", "zh", "weighted-average")
     videos = sorted((tmp_path / "weighted-average.sections").glob("*.mp4"))
     new = frames(videos[1])[1]
     assert not np.array_equal(frames(videos[0])[1], new)
     shutil.copy(videos[1], videos[0])                    # step 1 rendered anew, as a changed clip is
-    slide = Presentation(str(deck.write(tmp_path, "pptx", "zh", "weighted-average"))).slides[1]
+    slide = Presentation(str(write_deck(tmp_path, "pptx", "zh", "weighted-average"))).slides[1]
     movie = next(s for s in slide.shapes if s.shape_type == MSO_SHAPE_TYPE.MEDIA)
     assert np.array_equal(np.asarray(Image.open(io.BytesIO(movie.poster_frame.blob)).convert("RGB")), new)
 
 
 def test_a_failed_write_keeps_the_last_file_whole(decks, monkeypatch):
-    target = deck.write(decks, "pdf", "zh", "score-grid")
+    target = write_deck(decks, "pdf", "zh", "score-grid")
     before = target.read_bytes()
 
     def half(self, name):
@@ -219,7 +220,7 @@ def test_a_failed_write_keeps_the_last_file_whole(decks, monkeypatch):
         raise OSError("disk full")
     monkeypatch.setattr(deck_pdf.FPDF, "output", half)
     with pytest.raises(OSError, match="disk full"):
-        deck.write(decks, "pdf", "zh", "score-grid")
+        write_deck(decks, "pdf", "zh", "score-grid")
     assert target.read_bytes() == before and not list(decks.glob(".*.part"))
 
 

@@ -17,7 +17,7 @@ from scenes.kit import bounds, lang, style  # noqa: F401  (bounds: faster boxes,
 from scenes.kit.anim import Appear, Vanish
 from scenes.kit.layout import caption_text, snapshot
 from scenes.kit.numbers import NumberBook, Shown
-from scenes.pipeline.registry import Clip
+from scenes.kit.clip import Clip
 
 
 class ClipScene(Scene):
@@ -30,8 +30,7 @@ class ClipScene(Scene):
         """recordings: step number -> (audio file, seconds); each step lasts at least its recording."""
         # Plain `manim scenes/clips/x.py X` gets the clip's declared defaults.
         if inputs is None:
-            from scenes.pipeline.inputs import raw_inputs
-            inputs = self.spec.rules(raw_inputs(self.spec.name))
+            inputs = self.spec.default_inputs()
         self.inputs = inputs
         self.stop_after_step = stop_after_step
         self.pace = pace

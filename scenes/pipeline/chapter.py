@@ -26,7 +26,7 @@ from scenes.kit.style import BOOK_TITLE
 from scenes.pipeline.inputs import InputError, check, manifest_inputs, raw_inputs
 from scenes.pipeline.join import NAME, duration, join  # noqa: F401  (duration: used by the tests)
 from scenes.pipeline.registry import Clip, specs
-from scenes.pipeline.runner import stem
+from scenes.pipeline.files import stem
 
 ROOT = Path(__file__).resolve().parents[2]
 RENDER_MEMORY = 1.5e9     # bytes one 1080p render may need at its peak (bench/README.md)

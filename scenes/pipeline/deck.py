@@ -1,11 +1,8 @@
 """Decks from what is already rendered: the step videos of `--sections` (NAME.sections/) and the
 captions and narration of NAME.numbers.json become a PowerPoint deck (deck_pptx.py) or a PDF
-handout (deck_pdf.py). Nothing is rendered here; each step's last frame is taken from its video
-once (NAME.sections/*.png, replaced with the folder when the clip is rendered again).
-
-    write(out, "pptx", "zh")                 OUT/chapter04.pptx, every clip in book order
-    write(out, "pdf", "en", "dropout")       OUT/dropout.en.pdf
-    write(out, "pdf:grid", "zh")             OUT/chapter04.grid.pdf, four steps a page
+handout (deck_pdf.py); decks.write picks the writer. Nothing is rendered here; each step's last
+frame is taken from its video once (NAME.sections/*.png, replaced with the folder when the clip is
+rendered again).
 """
 from __future__ import annotations
 
@@ -23,9 +20,8 @@ from scenes.kit.lang import SOURCE, tr
 from scenes.pipeline.join import NAME
 from scenes.pipeline.presenter import clip_steps
 from scenes.pipeline.registry import specs
-from scenes.pipeline.runner import stem
+from scenes.pipeline.files import stem
 
-KINDS = ("pptx", "pdf", "pdf:grid")
 
 
 @dataclass(frozen=True)
@@ -99,14 +95,3 @@ def whole(target: Path, write: Callable[[Path], object]) -> Path:
     finally:
         tmp.unlink(missing_ok=True)
     return target
-
-
-def write(out: str | Path, kind: str, lang: str = SOURCE, clip: str | None = None) -> Path:
-    """OUT/NAME.pptx, NAME.pdf or NAME.grid.pdf (kind: pptx, pdf, pdf:grid) from rendered steps."""
-    if kind not in KINDS:
-        raise ValueError(f"unknown deck {kind!r}: one of {', '.join(KINDS)}")
-    if kind == "pptx":
-        from scenes.pipeline.deck_pptx import write_pptx
-        return write_pptx(Path(out), lang, clip)
-    from scenes.pipeline.deck_pdf import write_pdf
-    return write_pdf(Path(out), lang, clip, grid=kind == "pdf:grid")

@@ -1,136 +1,29 @@
-"""Parse and check a clip's inputs (numpy only, no Manim).
-
-Every rule of SPEC.md section 2 lives here and fails with one InputError whose
-message names the option, echoes the value and states the rule.
-Raw inputs are strings (as typed on the command line) or JSON values (presets).
+"""A clip's inputs as the pipeline takes them: its declared defaults, then a preset, then the
+options given; checked by the clip's own rules. The parsing every rule uses (InputError,
+number, matrix, tokens, ...) is scenes/kit/inputs.py, re-exported here.
 """
 from __future__ import annotations
 
 import json
-import re
-from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 
-PRESETS = Path(__file__).resolve().parents[2] / "assets" / "presets"
-LIMIT = 100.0          # every entry in [-LIMIT, LIMIT]
-MAX_SIDE = 8           # at most 8 positions and 8 columns
-MAX_TEXT = 2000        # longest raw option string accepted
-MAX_TOKEN = 12         # longest token label, in characters
-_NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d{1,3})?$")
-_FRACTION = re.compile(r"^[+-]?\d{1,6}/\d{1,6}$")
-
-
-class InputError(ValueError):
-    """Bad input: names the option (field), the value and the rule broken."""
-
-    def __init__(self, field: str, value: object, rule: str) -> None:
-        self.field, self.value, self.rule = field, value, rule
-        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-        shown = shown if len(shown) <= 60 else shown[:57] + "..."
-        rule = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in rule)   # one line
-        super().__init__(f"--{field.replace('_', '-')} {ascii_safe(shown)}: {rule}")
-
-
-def ascii_safe(text: str) -> str:
-    """Quote a value for a one-line message: control characters escaped."""
-    return repr(text) if any(not ch.isprintable() for ch in text) else f"'{text}'"
-
-
-# ---------------------------------------------------------------- scalars
-def number(text: object, field: str, whole: str | None = None) -> float:
-    """One finite number; '1/3' fractions allowed. `whole` is the full option value."""
-    s = str(text).strip().replace("\u2212", "-")
-    if _NUMBER.match(s):
-        value = float(s)
-    elif _FRACTION.match(s) and int(s.split("/")[1]) != 0:
-        value = float(Fraction(s))
-    else:
-        raise InputError(field, whole if whole is not None else str(text),
-                         f"'{s}' is not a number (use digits like 0.5, -2 or 1/3)")
-    if not np.isfinite(value):
-        raise InputError(field, whole or s, "numbers must be finite")
-    return value
-
-
-def integer(value: object, field: str, low: int, high: int) -> int:
-    """A whole number in [low, high] (up to ten digits: seeds reach 2**31 - 1)."""
-    if isinstance(value, bool):
-        raise InputError(field, str(value), "must be a whole number")
-    s = str(value).strip()
-    if not re.fullmatch(r"[+-]?\d{1,10}", s):
-        raise InputError(field, s, "must be a whole number")
-    n = int(s)
-    if not low <= n <= high:
-        raise InputError(field, s, f"must be between {low} and {high}")
-    return n
-
-
-def _raw_text(value: object, field: str) -> str | list | tuple:
-    if isinstance(value, (list, tuple)):
-        return value
-    s = str(value)
-    if len(s) > MAX_TEXT:
-        raise InputError(field, s, f"is longer than {MAX_TEXT} characters")
-    return s
-
-
-# ---------------------------------------------------------------- arrays
-def matrix(value: object, field: str, rows: tuple[int, int] = (1, MAX_SIDE), cols: tuple[int, int] = (1, MAX_SIDE),
-           low: float = -LIMIT, high: float = LIMIT) -> np.ndarray:
-    """Rows split by ';' or newlines, columns by ',' or spaces (or a JSON list of lists)."""
-    raw = _raw_text(value, field)
-    if isinstance(raw, str):
-        lines = [ln for ln in re.split(r"[;\n]", raw) if ln.strip()]
-        table = [[c for c in re.split(r"[,\s]+", ln.strip()) if c] for ln in lines]
-        whole = raw
-    else:
-        table = [list(r) if isinstance(r, (list, tuple)) else [r] for r in raw]
-        whole = json.dumps(raw)
-    if not table:
-        raise InputError(field, whole, "needs at least one row of numbers")
-    if not rows[0] <= len(table) <= rows[1]:
-        raise InputError(field, whole, f"needs {rows[0]} to {rows[1]} rows, got {len(table)}")
-    widths = {len(r) for r in table}
-    if len(widths) > 1:
-        raise InputError(field, whole, "every row needs the same number of columns")
-    width = widths.pop()
-    if not cols[0] <= width <= cols[1]:
-        raise InputError(field, whole, f"needs {cols[0]} to {cols[1]} columns, got {width}")
-    out = np.array([[number(c, field, whole) for c in r] for r in table], float)
-    if out.min() < low or out.max() > high:
-        raise InputError(field, whole, f"every entry must lie in [{low:g}, {high:g}]")
-    return out
-
-
-def vector(value: object, field: str, size: tuple[int, int] = (1, MAX_SIDE), low: float = -LIMIT,
-           high: float = LIMIT) -> np.ndarray:
-    """Comma- or space-separated numbers."""
-    raw = _raw_text(value, field)
-    text = " ".join(map(str, raw)) if isinstance(raw, (list, tuple)) else raw
-    if ";" in text or "\n" in text.strip():
-        raise InputError(field, text, "is one row: separate entries by commas or spaces only")
-    return matrix(text, field, rows=(1, 1), cols=size, low=low, high=high)[0]
-
-
-def tokens(value: object, count: int, field: str = "tokens") -> list[str] | None:
-    """One label per row, whitespace-separated; drawn as plain text."""
-    if value is None:
-        return None
-    raw = _raw_text(value, field)
-    labels = list(raw) if isinstance(raw, (list, tuple)) else raw.split()
-    whole = raw if isinstance(raw, str) else " ".join(map(str, raw))
-    if len(labels) != count:
-        raise InputError(field, whole, f"needs one label per row: {count} labels, got {len(labels)}")
-    for t in labels:
-        if len(str(t)) > MAX_TOKEN or not str(t).isprintable():
-            raise InputError(field, whole, f"each label: at most {MAX_TOKEN} printable characters")
-    return [str(t) for t in labels]
-
-
-def flag(value: object) -> bool:
-    return bool(value) and str(value).lower() not in ("0", "false", "no", "")
+from scenes.kit.inputs import (  # noqa: F401  (the parsing lives in the kit; re-exported for the pipeline)
+    InputError,
+    ascii_safe,
+    number,
+    integer,
+    matrix,
+    vector,
+    tokens,
+    flag,
+    PRESETS,
+    LIMIT,
+    MAX_SIDE,
+    MAX_TEXT,
+    MAX_TOKEN,
+    preset_inputs,
+)
 
 
 # ---------------------------------------------------------------- presets
@@ -148,7 +41,7 @@ def load_preset(name: str, clip: str) -> dict:
     valid = [n for n, _ in preset_names(clip)]
     if name not in valid:
         raise InputError("preset", str(name), f"unknown for {clip}; valid: {', '.join(valid)}")
-    return dict(json.loads((PRESETS / f"{name}.json").read_text("utf-8"))["inputs"])
+    return preset_inputs(name)
 
 
 ROW_KEYS = ("x", "q", "k", "v")   # options whose rows the token labels name

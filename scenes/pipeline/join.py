@@ -15,7 +15,7 @@ from av.container import InputContainer, OutputContainer
 
 from scenes.kit import lang as language
 from scenes.pipeline.registry import Clip
-from scenes.pipeline.runner import srt_text, stem, write_atomic
+from scenes.pipeline.files import srt_text, stem, write_atomic
 
 NAME = "chapter04"
 RATE = 48000            # the chapter's audio: 48 kHz mono AAC

@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 
 from scenes.kit.lang import tr
-from scenes.pipeline.runner import write_atomic
+from scenes.pipeline.files import write_atomic
 
 PAGE = Path(__file__).with_name("presenter.html")
 # The page's own words, in Chinese; other languages from the catalogue (scenes/kit/lang.py).

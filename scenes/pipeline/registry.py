@@ -9,45 +9,15 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from scenes.kit.clip import Clip, Option  # noqa: F401  (declared in the kit; the clips import them here too)
 
 if TYPE_CHECKING:
     from scenes.kit.base import ClipScene
 
 CLIPS_PACKAGE = "scenes.clips"
-
-
-@dataclass(frozen=True)
-class Option:
-    """One input option of a clip: `--name`, its help, and whether it is a flag."""
-    name: str
-    help: str
-    flag: bool = False
-
-    @property
-    def key(self) -> str:
-        return self.name.replace("-", "_")
-
-
-@dataclass(frozen=True)
-class Clip:
-    """A clip's facts, declared once next to its scene."""
-    name: str                                   # the CLI name, e.g. "causal-mask"
-    section: str                                # the book's section id, a string: "4.4", "4.10", "练习"
-    title: str                                  # the section's title, as the book words it
-    summary: str                                # one line for `render.py list`
-    rules: Callable[[dict], dict]               # raw inputs -> checked inputs (raises InputError)
-    defaults: Mapping[str, Any]                 # the book's inputs, as raw values
-    options: tuple[Option, ...] = field(default_factory=tuple)
-    title_consts: tuple[int, ...] = ()          # digits the book prints in the title ("恰好为 1"): its {} slots
-
-    def heading(self, lang: str | None = None) -> str:
-        """The title in words, for files beside the video (srt, chapters, decks); on screen the
-        constants go through the book (ClipScene.show_title)."""
-        from scenes.kit import lang as language, style
-        return language.tr(self.title, lang).format(*(style.format_number(c) for c in self.title_consts))
 
 
 def section_key(section: str) -> tuple:

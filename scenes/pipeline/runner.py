@@ -13,6 +13,7 @@ from manim import config, tempconfig
 
 from scenes.kit import lang as language
 from scenes.kit.layout import frame
+from scenes.pipeline.files import srt_text, srt_time, stem, write_atomic  # noqa: F401  (re-exported)
 from scenes.pipeline.inputs import InputError, manifest_inputs
 from scenes.pipeline.registry import scene as scene_class
 from scenes.pipeline.voice import from_folder, script_markdown, spoken
@@ -26,25 +27,6 @@ QUALITIES = {  # name -> (width, height, fps)
     "tiny": (256, 144, 5), "low": (854, 480, 15), "medium": (1280, 720, 30),
     "high": (1920, 1080, 60), "4k": (3840, 2160, 60),
 }
-
-
-def srt_time(seconds: float) -> str:
-    ms = int(round(seconds * 1000))
-    h, ms = divmod(ms, 3600_000)
-    m, ms = divmod(ms, 60_000)
-    s, ms = divmod(ms, 1000)
-    return f"{h:02d}:{m:02d}:{s:02d},{ms:03d}"
-
-
-def srt_text(captions: list) -> str:
-    return "".join(f"{n}\n{srt_time(a)} --> {srt_time(b)}\n{text}\n\n"
-                   for n, (a, b, text) in enumerate(captions, 1))
-
-
-def write_atomic(path: Path, data: str) -> None:
-    tmp = path.with_name(f".{path.name}.part")
-    tmp.write_text(data, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def manim_settings(work: Path, name: str, quality: str, fmt: str, dry_run: bool = False,
@@ -91,11 +73,6 @@ def produced(work: Path, name: str, ext: str) -> Path:
     found = sorted(p for p in work.rglob(f"*.{ext}") if "partial" not in str(p)
                    and p.stem.startswith(name) and "sections" not in p.parts)
     return found[-1]
-
-
-def stem(clip: str, lang: str = language.SOURCE) -> str:
-    """Output names: NAME.mp4 in Chinese, NAME.en.mp4 in English, side by side in one folder."""
-    return clip if lang == language.SOURCE else f"{clip}.{lang}"
 
 
 def plan(clip: str, inputs: dict, pace: str, work: Path) -> Any:

@@ -1,0 +1,32 @@
+"""The pipeline's file helpers: output names, subtitles, and files written whole."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from scenes.kit import lang as language
+
+
+def stem(clip: str, lang: str = language.SOURCE) -> str:
+    """Output names: NAME.mp4 in Chinese, NAME.en.mp4 in English, side by side in one folder."""
+    return clip if lang == language.SOURCE else f"{clip}.{lang}"
+
+
+def srt_time(seconds: float) -> str:
+    ms = int(round(seconds * 1000))
+    h, ms = divmod(ms, 3600_000)
+    m, ms = divmod(ms, 60_000)
+    s, ms = divmod(ms, 1000)
+    return f"{h:02d}:{m:02d}:{s:02d},{ms:03d}"
+
+
+def srt_text(captions: list) -> str:
+    return "".join(f"{n}\n{srt_time(a)} --> {srt_time(b)}\n{text}\n\n"
+                   for n, (a, b, text) in enumerate(captions, 1))
+
+
+def write_atomic(path: Path, data: str) -> None:
+    """Write to a hidden .part file beside `path`, then rename it: never a half-written file."""
+    tmp = path.with_name(f".{path.name}.part")
+    tmp.write_text(data, encoding="utf-8")
+    os.replace(tmp, path)

@@ -4,7 +4,6 @@ import functools
 import io
 import json
 import sys
-import tempfile
 from pathlib import Path
 
 import av
@@ -16,6 +15,7 @@ sys.path.insert(0, str(ROOT))
 
 import render  # noqa: E402
 from manim import tempconfig  # noqa: E402
+from scenes.kit.glyphs import private_media  # noqa: E402
 from scenes.pipeline.inputs import check, raw_inputs  # noqa: E402
 from scenes.pipeline.registry import scene as scene_class  # noqa: E402
 from scenes.pipeline.runner import render_clip  # noqa: E402
@@ -23,7 +23,7 @@ from manim import config  # noqa: E402
 
 # Anything a test draws outside a render writes Manim's files into a folder of this worker,
 # not ./media, where parallel workers would read each other's half-written SVGs.
-WORKER_MEDIA = config.media_dir = tempfile.mkdtemp(prefix="test-media-")
+WORKER_MEDIA = config.media_dir = private_media()
 
 def inputs_for(clip, preset=None, **given):
     return check(clip, raw_inputs(clip, preset, given))

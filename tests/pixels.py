@@ -5,18 +5,13 @@ camera, the installed number font, white on black, stretched onto the recorded b
 ink is correlated with the ink in the same box of the real frame, one character cell at a
 time (the number font is monospaced). A covered, clipped, missing or different number fails.
 """
-import atexit
-import shutil
-import tempfile
 
 import numpy as np
 from manim import BLACK, WHITE, Camera, Text, tempconfig
 
 from scenes.kit import style
+from scenes.kit.glyphs import private_media
 
-# Pango's SVGs of this process (two test workers must never read each other's half-written file)
-PRIVATE_MEDIA = tempfile.mkdtemp(prefix="pixels-")
-atexit.register(shutil.rmtree, PRIVATE_MEDIA, True)
 MIN_AGREEMENT = 0.9      # correlation of reference and frame ink in each character cell
                          # (the same text reads ~1.0; one digit changed reads 0.6-0.8 at 480p)
 
@@ -24,7 +19,7 @@ MIN_AGREEMENT = 0.9      # correlation of reference and frame ink in each charac
 def reference(items, width, height, frame_w, frame_h):
     """The numbers alone, rasterised from their manifest text at their recorded boxes."""
     with tempconfig({"pixel_width": width, "pixel_height": height, "frame_width": frame_w,
-                     "frame_height": frame_h, "media_dir": PRIVATE_MEDIA}):
+                     "frame_height": frame_h, "media_dir": private_media()}):
         camera = Camera(background_color=BLACK)
         mobs = []
         for it in items:

@@ -24,14 +24,16 @@ REFERENCES = []   # the glyph sheets ("0c0"): set once, never drawn (kept alive,
 def _sheet(text, size):
     # Pango's SVG goes to a folder of this process: a sheet may be set outside any render
     # (at import, in a test), and two processes must never share a half-written file.
-    with tempconfig({"media_dir": _private_media()}):
+    with tempconfig({"media_dir": private_media()}):
         t = Text(text, font=style.NUMBER_FONT, font_size=size)
     REFERENCES.append(t)
     return t
 
 
 @lru_cache(maxsize=None)
-def _private_media():
+def private_media():
+    """This process's own media folder, removed at exit: Pango's and TeX's files made outside a
+    render (glyph sheets, the tests' builds and reference images) never meet another process's."""
     path = tempfile.mkdtemp(prefix="glyphs-")
     atexit.register(shutil.rmtree, path, True)
     return path

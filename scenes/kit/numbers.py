@@ -159,7 +159,7 @@ class NumberBook:
         ones ({p}, {d_in}) given by name (no other brace is special). The template is said in
         the current language (scenes/kit/lang.py); a translation uses exactly its source's
         names, or numbers its {} slots ({1} ... {0}) where its word order differs."""
-        typed = numerals(template)
+        typed = numerals(NAMED.sub("", template))          # a slot's name may hold a digit: {dim0}
         if typed:
             raise TypedNumberError(f"{typed} typed in {template!r}: numbers come from the compute "
                                    "module through the book's slots")

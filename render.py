@@ -4,6 +4,7 @@
   python render.py list                      one line per clip and preset
   python render.py NAME [inputs] [options]   render one clip
   python render.py chapter [options]         every clip, in book order
+  python render.py lab [--port 8765]         a local web page per clip (the lab)
 
 Exit codes: 0 done, 2 bad input (nothing written), 1 render failure.
 """
@@ -158,6 +159,24 @@ def chapter(quality: str, out: str, sections: bool, one_file: bool, deck: tuple[
     except Exception as err:
         fail(f"chapter render failed: {err}", 1)
     write_decks(out, deck, lang)
+
+
+@cli.command("lab")
+@click.option("--host", default="127.0.0.1", show_default=True, help="address to listen on (127.0.0.1: this machine only)")
+@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="port (0: any free one)")
+@click.option("--out", default="media/lab", show_default=True, help="the lab's folder: every file it writes is in it")
+@click.option("--jobs", type=click.IntRange(1, 16), default=1, show_default=True,
+              help="videos rendered at once (the rest wait in a queue)")
+@click.option("--max-mb", type=click.IntRange(min=10), default=2048, show_default=True,
+              help="size cap of the folder: the least recently used renders are removed first")
+def lab(host: str, port: int, out: str, jobs: int, max_mb: int) -> None:
+    """A local web page per clip: change its inputs, see the still of a step and the numbers it
+    draws, render the video (scenes/pipeline/lab.py)."""
+    from scenes.pipeline.lab import serve
+    try:
+        serve(host, port, out, jobs, max_mb)
+    except OSError as err:
+        fail(f"cannot start the lab on {host}:{port}: {err} (is one already running? try --port 0)", 2)
 
 
 @cli.command("title-card", hidden=True)

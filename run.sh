@@ -2,6 +2,7 @@
 # One entry point for a fresh Debian/Ubuntu machine:
 #   bash run.sh chapter [render.py options]   set up if needed, render the chapter (1080p) into media/
 #   bash run.sh test [pytest options]         set up if needed, run the test suite
+#   bash run.sh lab [render.py lab options]   set up if needed, start the lab (a local web page per clip)
 #   bash run.sh setup                         only set up
 # Set-up installs missing system packages (apt-get, through sudo when not root)
 # and the virtual environment .venv/ from requirements.txt; a second run only checks.
@@ -48,6 +49,7 @@ shift || true
 case "$command" in
   chapter) exec .venv/bin/python render.py chapter --quality high --out media "$@" ;;
   test)    exec .venv/bin/python -m pytest "$@" ;;
+  lab)     exec .venv/bin/python render.py lab "$@" ;;
   setup)   echo "Set-up complete." ;;
-  *)       echo "usage: bash run.sh chapter|test|setup" >&2; exit 2 ;;
+  *)       echo "usage: bash run.sh chapter|test|lab|setup" >&2; exit 2 ;;
 esac

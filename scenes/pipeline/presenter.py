@@ -13,14 +13,23 @@ import html
 import json
 from pathlib import Path
 
-from scenes.kit.lang import tr
+from scenes.kit.lang import SOURCE, tr
 from scenes.pipeline.files import write_atomic
+from scenes.pipeline.registry import specs
 
 PAGE = Path(__file__).with_name("presenter.html")
+LAB = "http://127.0.0.1:8765"         # render.py lab's default address
 # The page's own words, in Chinese; other languages from the catalogue (scenes/kit/lang.py).
 TEXT = {"captions": "字幕", "jump": "跳到第几节：", "speaker": "讲者视图", "end": "（最后一步）",
         "now": "当前", "next": "下一步", "notes": "讲稿",
         "help": "→/空格/PageDown 前进 · ←/PageUp 后退 · R 重播 · F 全屏 · G 跳节 · C 字幕 · S 讲者视图"}
+
+
+def lab_link(section: str, lang: str) -> str | None:
+    """The section's clip in the lab (`render.py lab` at its default address), the book's inputs
+    filled in: the speaker view shows it and L opens it. Nothing is fetched until it is used."""
+    clip = next((name for name, spec in specs().items() if spec.section == section), None)
+    return f"{LAB}/clip/{clip}" + ("" if lang == SOURCE else f"?lang={lang}") if clip else None
 
 
 def speaker_body(text: dict[str, str]) -> str:
@@ -30,7 +39,8 @@ def speaker_body(text: dict[str, str]) -> str:
             f'<div id="where" style="color:#90A4AE;font-size:20px"></div>'
             f'<h3>{html.escape(text["now"])}</h3><div id="now" style="font-size:26px"></div>'
             f'<h3>{html.escape(text["notes"])}</h3><div id="notes" style="font-size:22px;color:#FFEB3B"></div>'
-            f'<h3>{html.escape(text["next"])}</h3><div id="next" style="font-size:20px;color:#90A4AE"></div></div>')
+            f'<h3>{html.escape(text["next"])}</h3><div id="next" style="font-size:20px;color:#90A4AE"></div>'
+            f'<p><a id="lab" target="_blank" style="color:#4FC3F7;font-size:16px"></a></p></div>')
 
 
 def clip_steps(out: Path, clip: str, section: str, title: str) -> list[dict]:
@@ -67,7 +77,8 @@ def write_page(out: Path, name: str, title: str, parts: list[dict], lang: str = 
     steps: list[dict] = []
     sections: list[dict] = []
     for part in parts:
-        sections.append({"section": part["section"], "title": part["title"], "first": len(steps)})
+        sections.append({"section": part["section"], "title": part["title"], "first": len(steps),
+                         "lab": lab_link(part["section"], lang)})
         steps += part["steps"]
     if one_file:
         steps = embedded(out, steps)

@@ -33,9 +33,9 @@ def narrated(clip):
     calls = []
     original = ClipScene.narrate
 
-    def spy(self, template, *slots):
-        calls.append((len(self.captions), template, slots))
-        return original(self, template, *slots)
+    def spy(self, template, *slots, **named):
+        calls.append((len(self.captions), template, slots + tuple(named.values())))
+        return original(self, template, *slots, **named)
 
     ClipScene.narrate = spy
     try:

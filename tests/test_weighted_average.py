@@ -30,7 +30,7 @@ def oracle(inputs):
     x = torch.tensor(inputs["x"], dtype=torch.float64)
     q = inputs["query"]
     n_rows, n_cols = x.shape
-    out = {"section": "4.1", "rows": n_rows, "columns": n_cols,   # count words: 两/三 or two/three
+    out = {"section": "4.1", "const": 1, "rows": n_rows, "columns": n_cols,   # count words: 两/三 or two/three
            "query": q, "dim_last": -1, "dim_rows": -2}
     out.update({f"name[{j}]": j for j in range(n_rows)})
     out.update({f"component[{c}]": c for c in range(n_cols)})
@@ -142,7 +142,7 @@ def test_zero_sum_and_equal_weights():
 def test_softmax_dim_minus_2_can_sum_to_one_by_coincidence():
     built, captions = proven(x="1 0; 0 1", query=0)   # X X^T = I: both softmaxes agree
     assert [shown(built, f"softmax_cols_sums[{j}][0]") for j in range(2)] == ["1.0000", "1.0000"]
-    assert "碰巧也为一" in captions[5]
+    assert "碰巧也为 1" in captions[5]
 
 
 def test_long_tokens_are_keyed_and_tagged():

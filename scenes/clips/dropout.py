@@ -95,9 +95,10 @@ class Dropout(Rows, Spoken, ClipScene):
         total = self.book.fmt("weight_sum", r.weight_sum, DECIMALS)
         self.step("softmax 之后的一行权重：dropout 之前，行和为 {}。", total)
         if r.mode == "eval":
-            self.narrate(parts.NARRATION["row.eval"], total, self.p(), self.book.fmt("p_eff", r.p_eff, 0))
+            self.narrate(parts.NARRATION["row.eval"], weight_sum=total, p=self.p(),
+                         p_eff=self.book.fmt("p_eff", r.p_eff, 0))
         else:
-            self.narrate(parts.NARRATION["row.train"], self.p(), self.one, self.one, self.scale(), total, self.one)
+            self.narrate(parts.NARRATION["row.train"], p=self.p(), one=self.one, scale=self.scale(), weight_sum=total)
         head = self.mode_line()
         t = self.rows_table = self.chosen_table()      # step 2's table, placed now
         self.rows_note = self.row_note()
@@ -114,7 +115,7 @@ class Dropout(Rows, Spoken, ClipScene):
     def row_note(self):
         if self.result.mode == "eval":
             return self.word("评估模式：掩码不起作用，每行都是原权重 a")
-        return self.word("每行：掩码 m 保留的项 × {}/({}−p)，丢弃的项为 {}", self.one, self.one, self.zero)
+        return self.word("每行：掩码 m 保留的项 × {one}/({one}−p)，丢弃的项为 {zero}", one=self.one, zero=self.zero)
 
     def weight_bars(self, t: RowTable) -> VGroup:
         """The weights as bars under their columns, in the room the mask rows take later."""
@@ -134,13 +135,15 @@ class Dropout(Rows, Spoken, ClipScene):
             self.step("评估模式有效 p = {}：不丢弃任何项，所选掩码不起作用，行保持原样。", book.fmt("p_eff", r.p_eff, 0))
             self.narrate(parts.NARRATION["masks.eval"], self.p())
         else:
-            self.step("保留项乘以 {}/({}−p)，丢弃项为 {}：{}", self.one, self.one, self.zero, self.sums_against_one())
+            self.step("保留项乘以 {one}/({one}−p)，丢弃项为 {zero}：{sums}", one=self.one, zero=self.zero,
+                      sums=self.sums_against_one())
             if r.p == 0:
-                self.narrate(parts.NARRATION["masks.none"], self.one, self.zero, self.p(), self.scale(), self.zero)
-            elif set(self.drawn_sums()) == {1.0}:
-                self.narrate(parts.NARRATION["masks.kept"], self.one, self.zero, self.scale(), self.one, self.zero)
+                self.narrate(parts.NARRATION["masks.none"], one=self.one, zero=self.zero, p=self.p(),
+                             scale=self.scale())
             else:
-                self.narrate(parts.NARRATION["masks.moved"], self.one, self.zero, self.scale(), self.one)
+                kept = set(self.drawn_sums()) == {1.0}
+                self.narrate(parts.NARRATION["masks.kept" if kept else "masks.moved"], one=self.one, zero=self.zero,
+                             scale=self.scale())
         t = self.rows_table
         head, row, rule = self.first
         self.play(Vanish(self.row_bars), ReplacementTransform(head, t.row(0)[:-1]),
@@ -160,7 +163,7 @@ class Dropout(Rows, Spoken, ClipScene):
         kinds = tuple(w for w, hit in (("above", any(v > 1 for v in drawn)), ("below", any(v < 1 for v in drawn)),
                                        ("equal", any(v == 1 for v in drawn))) if hit)
         template = parts.SUMS[kinds if len(kinds) > 1 else kinds + ("many" if len(drawn) > 1 else "one",)]
-        return self.book.compose(template, *[self.one] * template.count("{}"))
+        return self.book.compose(template, one=self.one)
 
     # -- step 3
     def every_mask(self) -> None:
@@ -168,26 +171,28 @@ class Dropout(Rows, Spoken, ClipScene):
         count = book.index("mask_count", len(r.table.masks))
         total = book.fmt("expected_sum", r.table.expected_sum, DECIMALS)
         if r.mode == "eval":
-            self.step("有效 p = {}：只有全保留的掩码概率为 {}，行和期望为 {}。", book.fmt("p_eff", r.p_eff, 0),
-                      book.fmt("table[0].prob", r.table.probs[0], DECIMALS), total)
+            self.step("有效 p = {p_eff}：只有全保留的掩码概率为 {prob}，行和期望为 {expected_sum}。",
+                      p_eff=book.fmt("p_eff", r.p_eff, 0), prob=book.fmt("table[0].prob", r.table.probs[0], DECIMALS),
+                      expected_sum=total)
         else:
-            self.step("全部 {} 个掩码按概率加权：每项的期望等于原权重，行和的期望为 {}。", count, total)
+            self.step("全部 {count} 个掩码按概率加权：每项的期望等于原权重，行和的期望为 {expected_sum}。",
+                      count=count, expected_sum=total)
         if r.mode == "eval":
             self.narrate(parts.NARRATION["every.eval"], self.zero)
         elif r.p == 0:
-            self.narrate(parts.NARRATION["every.none"], self.p(), self.zero)
+            self.narrate(parts.NARRATION["every.none"], p=self.p(), zero=self.zero)
         elif len(r.ranked) < len(r.table.masks):
-            self.narrate(parts.NARRATION["every.many"], count, book.index("listed_masks", len(r.ranked)),
-                         self.one, self.one, self.one, total)
+            self.narrate(parts.NARRATION["every.many"], count=count, listed=book.index("listed_masks", len(r.ranked)),
+                         one=self.one, expected_sum=total)
         else:
-            self.narrate(parts.NARRATION["every.train"], book.fmt("prob_total", r.prob_total, DECIMALS),
-                         self.one, self.one, self.one, total)
+            self.narrate(parts.NARRATION["every.train"], prob_total=book.fmt("prob_total", r.prob_total, DECIMALS),
+                         one=self.one, expected_sum=total)
         self.clear_stage()
         table = self.every_table()
         listed = len(r.ranked)
         note = (self.word("共 {} 个掩码", count, color=style.ACCENT) if listed == len(r.table.masks) else
-                self.word("共 {} 个掩码 · 列出概率最大的 {} 个", count, book.index("listed_masks", listed),
-                          color=style.ACCENT))
+                self.word("共 {count} 个掩码 · 列出概率最大的 {listed} 个", count=count,
+                          listed=book.index("listed_masks", listed), color=style.ACCENT))
         fit(VGroup(note, table).arrange(DOWN, buff=0.25), content_width(), content_height() - 0.2, 1.3)
         VGroup(note, table).move_to([0, (style.CONTENT_TOP + style.CONTENT_BOTTOM) / 2, 0])
         summary = table.n_rows - 2
@@ -200,13 +205,14 @@ class Dropout(Rows, Spoken, ClipScene):
     def sampling(self) -> None:
         r, book = self.result, self.book
         last = book.index(f"checkpoint[{len(r.checkpoints) - 1}]", r.checkpoints[-1])
-        self.step(*parts.sampling_caption(book, r, last))
+        template, slots = parts.sampling_caption(book, r, last)
+        self.step(template, **slots)
         self.narrate_sampling(last)
         self.clear_stage()
         listed = min(len(r.sample_sums), compute.SHOWN)
         what = "前 {} 次采样" if listed < len(r.sample_sums) else "全部 {} 次采样"
-        seed = self.word("seed = {} · {}", book.index("seed", self.inputs["seed"]),
-                         book.compose(what, book.index("listed_samples", listed)))
+        seed = self.word("seed = {seed} · {draws}", seed=book.index("seed", self.inputs["seed"]),
+                         draws=book.compose(what, book.index("listed_samples", listed)))
         left = VGroup(seed, self.sample_table(listed)).arrange(DOWN, buff=0.3)
         middle = self.checkpoint_table()
         bars, marks, feet, numbers = self.mean_bars()
@@ -260,10 +266,11 @@ class Dropout(Rows, Spoken, ClipScene):
         r, book = self.result, self.book
         p_eff = book.fmt("eval.p_eff", r.eval_p, 0)
         if r.zeros:
-            self.step("评估模式关闭 dropout：有效 p = {}，权重保持原样；原先为 {} 的权重仍为 {}。", p_eff, self.zero, self.zero)
+            self.step("评估模式关闭 dropout：有效 p = {p_eff}，权重保持原样；原先为 {zero} 的权重仍为 {zero}。",
+                      p_eff=p_eff, zero=self.zero)
         else:
-            self.step("评估模式关闭 dropout：有效 p = {}，权重保持原样，行和仍为 {}。", p_eff,
-                      book.fmt("eval.sum", r.eval_sum, DECIMALS))
+            self.step("评估模式关闭 dropout：有效 p = {p_eff}，权重保持原样，行和仍为 {eval_sum}。", p_eff=p_eff,
+                      eval_sum=book.fmt("eval.sum", r.eval_sum, DECIMALS))
         self.narrate_eval()
         self.clear_stage()
         table = self.eval_table(p_eff)
@@ -285,8 +292,8 @@ class Dropout(Rows, Spoken, ClipScene):
         """Why a weight of 0 stays 0, said of this row's zeros (or as a rule when it has none)."""
         r, z, book = self.result, self.zero, self.book
         why = (book.compose("评估模式原样输出，仍为 {}", z) if r.train_row is None     # eval at p = 1: no 1/(1-p)
-               else book.compose("m × {} / ({}−p) = {}，保留或丢弃都仍为 {}", z, self.one, z, z))
+               else book.compose("m × {zero} / ({one}−p) = {zero}，保留或丢弃都仍为 {zero}", zero=z, one=self.one))
         if not r.zeros:
-            return self.word("若原权重为 {}：{}（这一行没有为 {} 的项）", z, why, z)
-        return self.word("{} 的原权重为 {}：{}", parts.positions(book, r.zeros), z, why, color=style.TRACK,
-                         size=style.BODY_SIZE)
+            return self.word("若原权重为 {zero}：{rule}（这一行没有为 {zero} 的项）", zero=z, rule=why)
+        return self.word("{positions} 的原权重为 {zero}：{rule}", positions=parts.positions(book, r.zeros),
+                         zero=z, rule=why, color=style.TRACK, size=style.BODY_SIZE)

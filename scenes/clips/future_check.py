@@ -108,10 +108,10 @@ class FutureCheck(ClipScene):
         r, book = self.result, self.book
         shape = book.coords("shape", r.shape)
         delta = book.fmt("delta", r.delta, parts.exact_decimals(r.delta))
-        self.step("输入 x 的形状 [B, T, D] = {}：\n前 {} 个位置固定，只给后 {} 个位置加上扰动 δ·u，δ = {}。",
-                  shape, self.prefix(), self.future(), delta)
-        self.narrate(parts.NARRATION["inputs"], *[book.index(f"shape[{k}]", n) for k, n in enumerate(r.shape)],
-                     self.prefix(), self.future())
+        self.step("输入 x 的形状 [B, T, D] = {shape}：\n前 {prefix} 个位置固定，只给后 {future} 个位置加上扰动 δ·u，"
+                  "δ = {delta}。", shape=shape, prefix=self.prefix(), future=self.future(), delta=delta)
+        b, t, d = [book.index(f"shape[{k}]", n) for k, n in enumerate(r.shape)]
+        self.narrate(parts.NARRATION["inputs"], b=b, t=t, d=d, prefix=self.prefix(), future=self.future())
         limit = float(np.max(np.abs(r.x)))
         w = parts.cell_width(r.shape[2])
         rows = [[(parts.strip(r.x[b, t], limit, w), parts.strip(r.x2[b, t], limit, w),
@@ -141,21 +141,23 @@ class FutureCheck(ClipScene):
         run, name = (r.on, "on") if on else (r.off, "off")
         worst = self.change(f"{name}.prefix_max", run.prefix_max, style.BODY_SIZE)
         if on and run.prefix_max == 0:
-            self.step("两次都经过因果多头注意力（H = {}）：\n前 {} 个位置的输出逐项相同，最大前缀差恰为 {}。",
-                      book.index("heads", r.heads), self.prefix(), self.slot(f"{name}.prefix_max", run.prefix_max))
+            self.step("两次都经过因果多头注意力（H = {heads}）：\n前 {prefix} 个位置的输出逐项相同，最大前缀差恰为 {prefix_max}。",
+                      heads=book.index("heads", r.heads), prefix=self.prefix(),
+                      prefix_max=self.slot(f"{name}.prefix_max", run.prefix_max))
         elif on:
-            self.step("两次都经过因果多头注意力（H = {}）：\n前 {} 个位置的输出变了，最大前缀差为 {}，因果限制有漏洞。",
-                      book.index("heads", r.heads), self.prefix(), self.slot(f"{name}.prefix_max", run.prefix_max))
+            self.step("两次都经过因果多头注意力（H = {heads}）：\n前 {prefix} 个位置的输出变了，最大前缀差为 {prefix_max}，"
+                      "因果限制有漏洞。", heads=book.index("heads", r.heads), prefix=self.prefix(),
+                      prefix_max=self.slot(f"{name}.prefix_max", run.prefix_max))
         elif run.prefix_max > 0:
-            self.step("关掉掩码再做一次：前 {} 个位置的输出跟着未来一起变，最大变化为 {}。",
-                      self.prefix(), self.slot(f"{name}.prefix_max", run.prefix_max))
+            self.step("关掉掩码再做一次：前 {prefix} 个位置的输出跟着未来一起变，最大变化为 {prefix_max}。",
+                      prefix=self.prefix(), prefix_max=self.slot(f"{name}.prefix_max", run.prefix_max))
         else:
-            self.step("关掉掩码再做一次：这组输入下前 {} 个位置的输出碰巧没变（最大变化 {}），看不出掩码的作用。",
-                      self.prefix(), self.slot(f"{name}.prefix_max", run.prefix_max))
+            self.step("关掉掩码再做一次：这组输入下前 {prefix} 个位置的输出碰巧没变（最大变化 {prefix_max}），看不出掩码的作用。",
+                      prefix=self.prefix(), prefix_max=self.slot(f"{name}.prefix_max", run.prefix_max))
         worst_slot = self.slot(f"{name}.prefix_max", run.prefix_max)
         if on:
             self.narrate(parts.NARRATION["on.same" if run.prefix_max == 0 else "on.leak"],
-                         book.index("heads", r.heads), self.prefix(), worst_slot)
+                         heads=book.index("heads", r.heads), prefix=self.prefix(), prefix_max=worst_slot)
         else:
             self.narrate(parts.NARRATION["off.moved" if run.prefix_max > 0 else "off.same"], worst_slot)
         self.clear_stage()
@@ -168,8 +170,8 @@ class FutureCheck(ClipScene):
                  for t in range(r.shape[1])] for b in range(r.shape[0])]
         board = parts.Board(book, ("y", "y′", "max |y′ − y|"), rows, r.prefix)
         t = r.prefix - 1
-        title = words(book, "批 {} · 位置 {}：两次的输出", book.index("batch[0]", 0),
-                      book.index(f"position[{t}]", t), color=style.TRACK)
+        title = words(book, "批 {batch} · 位置 {position}：两次的输出", batch=book.index("batch[0]", 0),
+                      position=book.index(f"position[{t}]", t), color=style.TRACK)
         zoom = parts.zoom(book, title, ("y", "y′"), (f"{name}.y[0][{t}]", f"{name}.y2[0][{t}]"),
                           run.y[0, t], run.y2[0, t], (style.TEXT, style.TEXT))
         gap = float(run.change[0, t])
@@ -188,17 +190,17 @@ class FutureCheck(ClipScene):
     def gradients(self) -> None:
         r, book = self.result, self.book
         if r.future_grad == 0:
-            self.step("梯度检查：损失 L 只取前 {} 个位置的输出；它对后 {} 个位置输入的梯度恰为 {}。",
-                      self.prefix(), self.future(), self.slot("future_grad", r.future_grad))
+            self.step("梯度检查：损失 L 只取前 {prefix} 个位置的输出；它对后 {future} 个位置输入的梯度恰为 {future_grad}。",
+                      prefix=self.prefix(), future=self.future(), future_grad=self.slot("future_grad", r.future_grad))
         else:
-            self.step("梯度检查：损失 L 只取前 {} 个位置的输出；它对后 {} 个位置输入的梯度却有 {}。",
-                      self.prefix(), self.future(), self.slot("future_grad", r.future_grad))
-        self.narrate(parts.NARRATION["grad.zero" if r.future_grad == 0 else "grad.leak"], self.prefix(),
-                     self.future(), self.slot("future_grad", r.future_grad),
-                     self.slot("future_grad_off", r.future_grad_off))
+            self.step("梯度检查：损失 L 只取前 {prefix} 个位置的输出；它对后 {future} 个位置输入的梯度却有 {future_grad}。",
+                      prefix=self.prefix(), future=self.future(), future_grad=self.slot("future_grad", r.future_grad))
+        self.narrate(parts.NARRATION["grad.zero" if r.future_grad == 0 else "grad.leak"], prefix=self.prefix(),
+                     future=self.future(), future_grad=self.slot("future_grad", r.future_grad),
+                     future_grad_off=self.slot("future_grad_off", r.future_grad_off))
         self.clear_stage()
-        loss = words(book, "L = 前 {} 个位置输出的平方和 = {}（掩码开）", self.prefix(),
-                     book.fmt("loss", r.loss), color=style.TEXT, size=style.BODY_SIZE)
+        loss = words(book, "L = 前 {prefix} 个位置输出的平方和 = {loss}（掩码开）", prefix=self.prefix(),
+                     loss=book.fmt("loss", r.loss), color=style.TEXT, size=style.BODY_SIZE)
         head = words(book, "L 对每个输入位置的梯度范数 ‖∂L/∂x‖")
         unit = 1.5 / (float(r.grad.max()) or 1.0)
         charts = parts.bar_charts(book, r.grad, r.prefix, unit)
@@ -222,29 +224,31 @@ class FutureCheck(ClipScene):
         if r.p == 0:
             self.step("dropout 的 p = {}：不丢弃任何项，两次运行本就相同；\np 大于零时，检查要关掉 dropout 或共用一个掩码。", p)
         elif r.drop_noise > 0:
-            self.step("打开 dropout（p = {}）：不扰动时两次输出也相差 {}；\n共用一个掩码（同一 seed）时差为 {}。",
-                      p, self.slot("drop.noise", r.drop_noise), self.slot("drop.shared", r.drop_shared))
+            self.step("打开 dropout（p = {p}）：不扰动时两次输出也相差 {noise}；\n共用一个掩码（同一 seed）时差为 {shared}。",
+                      p=p, noise=self.slot("drop.noise", r.drop_noise), shared=self.slot("drop.shared", r.drop_shared))
         else:
-            self.step("打开 dropout（p = {}）：这两个掩码在前缀上恰好相同，差为 {}；\n一般两次的掩码不同，所以检查时要关掉 dropout 或共用掩码。",
-                      p, self.slot("drop.noise", r.drop_noise))
+            self.step("打开 dropout（p = {p}）：这两个掩码在前缀上恰好相同，差为 {noise}；"
+                      "\n一般两次的掩码不同，所以检查时要关掉 dropout 或共用掩码。",
+                      p=p, noise=self.slot("drop.noise", r.drop_noise))
         if r.p == 0:
             self.narrate(parts.NARRATION["dropout.off"], p)
         elif r.drop_noise > 0:
-            self.narrate(parts.NARRATION["dropout.on"], p, self.slot("drop.noise", r.drop_noise),
-                         self.slot("drop.shared", r.drop_shared))
+            self.narrate(parts.NARRATION["dropout.on"], p=p, noise=self.slot("drop.noise", r.drop_noise),
+                         shared=self.slot("drop.shared", r.drop_shared))
         else:
-            self.narrate(parts.NARRATION["dropout.same"], p, self.slot("drop.noise", r.drop_noise))
+            self.narrate(parts.NARRATION["dropout.same"], p=p, noise=self.slot("drop.noise", r.drop_noise))
         self.clear_stage()
         t = r.shape[1]
         visible = book.index("visible", t * (t + 1) // 2)
         pics = VGroup()
         for k, name in enumerate(("第一次的掩码", "第二次的掩码")):
             pic = parts.picture(parts.mask_colors(r.keep[k, 0, 0]), cell=min(0.6, 2.6 / t))
-            count = words(book, "丢弃 {} / {} 个可见权重", book.index(f"dropped[{k}]", r.dropped[k]), visible)
+            count = words(book, "丢弃 {dropped} / {visible} 个可见权重",
+                          dropped=book.index(f"dropped[{k}]", r.dropped[k]), visible=visible)
             pics.add(VGroup(words(book, name, color=style.TEXT), pic, count).arrange(DOWN, buff=0.2))
         pics.arrange(RIGHT, buff=0.5)
-        legend = words(book, "批 {} · 头 {}：绿 保留，红 丢弃，灰 未来（本就遮住）",
-                       book.index("batch[0]", 0), book.index("head[0]", 0))
+        legend = words(book, "批 {batch} · 头 {head}：绿 保留，红 丢弃，灰 未来（本就遮住）",
+                       batch=book.index("batch[0]", 0), head=book.index("head[0]", 0))
         left = VGroup(pics, legend).arrange(DOWN, buff=0.3)
         rows = [[words(book, "训练模式，两次运行"), words(book, "前缀最大差")],
                 [words(book, "两个掩码 · 不扰动", color=style.TEXT), noise],
@@ -276,8 +280,8 @@ class FutureCheck(ClipScene):
         self.clear_stage()
         pic = parts.picture(parts.weight_colors(r.weights), cell=min(0.9, 2.8 / r.shape[1]))
         gap = self.slot("bug.weights_gap", r.bug_weights_gap)
-        left = VGroup(words(book, "批 {} · 头 {} 的注意力权重", book.index("batch[0]", 0), book.index("head[0]", 0),
-                            color=style.TEXT),
+        left = VGroup(words(book, "批 {batch} · 头 {head} 的注意力权重", batch=book.index("batch[0]", 0),
+                            head=book.index("head[0]", 0), color=style.TEXT),
                       pic, words(book, "空格：未来位置，权重最大为 {}", self.slot("future_weight", r.future_weight)),
                       words(book, "错误合并的权重与它的最大差 {}", gap)).arrange(DOWN, buff=0.25)
         rows = [[words(book, "实现"), words(book, "改未来后的前缀最大差")],

@@ -73,7 +73,8 @@ class WeightedAverage(ClipScene):
     def keyed(self, j: int) -> Shown:
         """x_j and its token: the key wherever tags stand for tokens too wide to fit."""
         tokens = self.inputs["tokens"]
-        return self.book.compose("{} {}", self.tag(j), self.book.user_text(tokens[j])) if tokens else self.tag(j)
+        return (self.book.compose("{tag} {token}", tag=self.tag(j), token=self.book.user_text(tokens[j])) if tokens
+                else self.tag(j))
 
     def names(self) -> list:
         return [self.name(j) for j in range(len(self.result.x))]
@@ -107,12 +108,14 @@ class WeightedAverage(ClipScene):
         n_rows, n_cols = r.x.shape
         count, query = self.count("rows", n_rows), (self.keyed if self.long else self.name)(r.query)
         if self.planar():
-            self.step("{}个输入向量：既是平面上的箭头，也是矩阵 X 的行；查询取 {}。", count, query)
-            speak(self, NARRATION["inputs.plane"], count, query)
+            self.step("{rows}个输入向量：既是平面上的箭头，也是矩阵 X 的行；查询取 {query}。",
+                      rows=count, query=query)
+            speak(self, NARRATION["inputs.plane"], rows=count, query=query)
         else:
-            self.step("{}个输入向量是矩阵 X 的行，每个有{}个分量（不画平面）；查询取 {}。",
-                      count, self.count("columns", n_cols), query)
-            speak(self, NARRATION["inputs.table"], count, self.count("columns", n_cols), query)
+            cols = self.count("columns", n_cols)
+            self.step("{rows}个输入向量是矩阵 X 的行，每个有{cols}个分量（不画平面）；查询取 {query}。",
+                      rows=count, cols=cols, query=query)
+            speak(self, NARRATION["inputs.table"], rows=count, cols=cols, query=query)
         colors = [style.QUERY if j == r.query else style.VALUE for j in range(n_rows)]
         grid = MatrixGrid(book, "x", r.x, places(r.x))
         label_rows(book, grid, [self.keyed(j) if self.long else self.name(j) for j in range(n_rows)], colors)
@@ -137,7 +140,8 @@ class WeightedAverage(ClipScene):
         query = self.short(r.query)
         self.step("查询 {} 与每个向量逐分量相乘再相加，得到点积分数。", query)
         q = r.query
-        speak(self, NARRATION["dots"], query, book.fmt(f"scores[{q}][0]", r.scores[q], places(r.scores)))
+        own = book.fmt(f"scores[{q}][0]", r.scores[q], places(r.scores))     # the query's score with itself
+        speak(self, NARRATION["dots"], query=query, self_score=own)
         self.clear_stage()
         products = MatrixGrid(book, "products", r.products, places(r.products))
         label_rows(book, products, [self.short(j) for j in range(len(r.x))], self.colors())
@@ -161,8 +165,8 @@ class WeightedAverage(ClipScene):
             "negative": "直接除以分数之和？此例 s / Σs 出现负数，不是概率：无法普遍得到概率权重。",
         }[r.case])
         d = places(r.scores)
-        speak(self, NARRATION["divide." + r.case], *([book.fmt("scores_sum[0][0]", r.scores_sum, d)]
-                                                     if r.case == "zero" else []))
+        speak(self, NARRATION["divide." + r.case], **({"total": book.fmt("scores_sum[0][0]", r.scores_sum, d)}
+                                                      if r.case == "zero" else {}))
         self.clear_stage()
         columns = [("scores", r.scores, d, self.head(r"s_j"), None)]
         sums = [("scores_sum", r.scores_sum, d)]
@@ -184,7 +188,8 @@ class WeightedAverage(ClipScene):
             "zero": "Σs 为零：s / Σs 无定义（除以零）",
             "negative": "s / Σs 有负数（红色）：不是概率权重",
         }[r.case]
-        note = VGroup(*([book.label("此例 s / Σs 非负、和为一，恰好可用；", color=style.VALUE, size=style.LABEL_SIZE)]
+        note = VGroup(*([book.text("此例 s / Σs 非负、和为 {one}，恰好可用；", one=book.const(1), color=style.VALUE,
+                                  size=style.LABEL_SIZE)]
                         if r.case == "works" else []),
                       book.label(fails, color=style.MASK, size=style.LABEL_SIZE)).arrange(DOWN, buff=0.12)
         fit(VGroup(table, note).arrange(DOWN, buff=0.45)).move_to(content_center())
@@ -194,16 +199,17 @@ class WeightedAverage(ClipScene):
     def softmax_weights(self) -> None:
         r, book = self.result, self.book
         if r.stable:
-            self.step("softmax：先减去最大分数m再取e的次方（权重不变、不会溢出），再除以总和；每项非负、总和为一。")
+            self.step("softmax：先减去最大分数m再取e的次方（权重不变、不会溢出），再除以总和；每项非负、总和为 {one}。",
+                      one=book.const(1))
             shift = book.fmt("shift", r.shift, places(r.scores))
-            speak(self, NARRATION["softmax.stable"], shift)
+            speak(self, NARRATION["softmax.stable"], m=shift)
             formula = book.math(r"\alpha_j = \frac{e^{s_j}}{\sum_k e^{s_k}} = \frac{e^{s_j - m}}{\sum_k e^{s_k - m}},"
                                 r"\quad m = \max_k s_k = @", shift, size=HEAD_SIZE)
         else:
-            self.step("softmax：取 e 的分数次方再除以总和，每项非负、总和为一。")
+            self.step("softmax：取 e 的分数次方再除以总和，每项非负、总和为 {one}。", one=book.const(1))
             top = int(np.argmax(r.weights))
             speak(self, NARRATION["softmax.equal" if r.equal else "softmax.plain"],
-                         book.fmt(f"weights[{top}][0]", r.weights[top], 4))
+                  weight=book.fmt(f"weights[{top}][0]", r.weights[top], 4))
             formula = book.math(r"\alpha_j = \frac{e^{s_j}}{\sum_k e^{s_k}}", size=36)
         self.clear_stage()
         exp_name = "exps_shifted" if r.stable else "exps"
@@ -230,21 +236,20 @@ class WeightedAverage(ClipScene):
         n = self.count("rows", len(r.x))
         if r.picked is not None:
             pick = self.short(r.picked)
-            self.step("{} = Σ αⱼ xⱼ：分数相差悬殊，权重几乎全给了 {}，{} 几乎就是 {}。", z, pick, z, pick)
+            self.step("{z} = Σ αⱼ xⱼ：分数相差悬殊，权重几乎全给了 {pick}，{z} 几乎就是 {pick}。", z=z, pick=pick)
         elif r.equal:
-            self.step("{} = Σ αⱼ xⱼ：权重全相等，{} 就是{}个向量的平均。", z, z, n)
+            self.step("{z} = Σ αⱼ xⱼ：权重全相等，{z} 就是{rows}个向量的平均。", z=z, rows=n)
         elif len(r.output) <= 3:
             out = book.compose(", ".join("{}" for _ in r.output),
                                *[book.fmt(f"output[0][{c}]", v, d) for c, v in enumerate(r.output)])
-            self.step("{} = Σ αⱼ xⱼ = ({})：{}个向量的混合，不是挑出其中一个。", z, out, n)
+            self.step("{z} = Σ αⱼ xⱼ = ({output})：{rows}个向量的混合，不是挑出其中一个。",
+                      z=z, output=out, rows=n)
         else:
-            self.step("{} = Σ αⱼ xⱼ（表的末行）：{}个向量的混合，不是挑出其中一个。", z, n)
-        case, slots = (("picked", [z, pick, z, pick]) if r.picked is not None
-                       else ("equal", [z, z, n]) if r.equal else ("mixed", [z]))
-        if self.planar():                  # the plane's sentence names z once more
-            speak(self, NARRATION["mix." + case] + NARRATION["plane"], *slots, z)
-        else:
-            speak(self, NARRATION["mix." + case], *slots)
+            self.step("{z} = Σ αⱼ xⱼ（表的末行）：{rows}个向量的混合，不是挑出其中一个。", z=z, rows=n)
+        case, slots = (("picked", {"z": z, "pick": pick}) if r.picked is not None
+                       else ("equal", {"z": z, "rows": n}) if r.equal else ("mixed", {"z": z}))
+        plane = NARRATION["plane"] if self.planar() else ()      # the plane's sentence names z once more
+        speak(self, NARRATION["mix." + case] + plane, **slots)
         self.clear_stage()
         parts = MatrixGrid(book, "parts", r.parts, d)
         label_rows(book, parts, [book.compose("α·{}", self.short(j)) for j in range(len(r.x))], self.colors())
@@ -269,13 +274,15 @@ class WeightedAverage(ClipScene):
         r, book = self.result, self.book
         last, rows_axis = book.index("dim_last", -1), book.index("dim_rows", -2)
         if r.cols_sums_one:
-            self.step("矩阵形式：scores = X Xᵀ；softmax(dim={}) 每行和为一；此例 dim={} 的行和碰巧也为一，一般并不保证。",
-                      last, rows_axis)
+            self.step("矩阵形式：scores = X Xᵀ；softmax(dim={dim_last}) 每行和为 {one}；"
+                      "此例 dim={dim_rows} 的行和碰巧也为 {one}，一般并不保证。",
+                      dim_last=last, dim_rows=rows_axis, one=book.const(1))
         else:
-            self.step("矩阵形式：scores = X Xᵀ；softmax(dim={}) 每行和为一，dim={} 不报错却不然。", last, rows_axis)
+            self.step("矩阵形式：scores = X Xᵀ；softmax(dim={dim_last}) 每行和为 {one}，dim={dim_rows} 不报错却不然。",
+                      dim_last=last, dim_rows=rows_axis, one=book.const(1))
         size = self.count("rows", len(r.x))
         speak(self, NARRATION["matrix"] + NARRATION["matrix.cols_one" if r.cols_sums_one else "matrix.cols"],
-                     size, size, last, rows_axis)
+              rows=size, dim_last=last, dim_rows=rows_axis)
         self.clear_stage()
         n = len(r.x)
         dg = places(r.gram)

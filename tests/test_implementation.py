@@ -103,7 +103,7 @@ def oracle(inputs):
     """Every label the clip can draw, from torch (shapes, widths, float64) or the listing's constants."""
     b, t, d_model = inputs["shape"]
     h = inputs["heads"]
-    found = {"section": "4.8", "heads": h, "seed": inputs["seed"], **CODE}
+    found = {"section": "4.8", "const": 1, "heads": h, "seed": inputs["seed"], **CODE}
     found.update(listing_oracle(b, t, d_model, h))
     found.update(width_oracle(b, t, d_model, h))
     found.update(shapes("sdpa.shape", (b, h, t, d_model // h)))

@@ -35,9 +35,9 @@ def big_number(book: NumberBook, label: str, value: int, color: str = style.TEXT
 
 
 def code(book: NumberBook, template: str, *slots: Shown, color: str = style.TEXT,
-         size: float = style.LABEL_SIZE) -> Mobject:
+         size: float = style.LABEL_SIZE, **named: Shown) -> Mobject:
     """A line of code in the monospaced font."""
-    return book.text(template, *slots, color=color, size=size, font=style.NUMBER_FONT)
+    return book.text(template, *slots, color=color, size=size, font=style.NUMBER_FONT, **named)
 
 
 def question_card(book: NumberBook, header: Shown, lines: Sequence[Mobject], pause: int) -> tuple:
@@ -188,7 +188,7 @@ def row_names(book: NumberBook, n: int, letter: str = "q", color: str = style.QU
 def fraction_text(book: NumberBook, name: str, i: int, j: int, num: int, den: int) -> Shown:
     """'1/3' ('1' or '0' when the denominator is 1), numerator and denominator recorded."""
     top = book.index(f"{name}.num[{i}][{j}]", num)
-    return top if den == 1 else book.compose("{}/{}", top, book.index(f"{name}.den[{i}][{j}]", den))
+    return top if den == 1 else book.compose("{num}/{den}", num=top, den=book.index(f"{name}.den[{i}][{j}]", den))
 
 
 def fraction_rows(book: NumberBook, name: str, fractions: Sequence) -> list:
@@ -220,8 +220,8 @@ def table(rows: Sequence[Sequence[Mobject | None]], gap: float = 0.5, aligns: Se
 
 
 # ------------------------------------------------------------------ the answers' bodies
-def muted(book: NumberBook, template: str, *slots: Shown, color: str = style.MUTED) -> Mobject:
-    return book.text(template, *slots, color=color, size=style.LABEL_SIZE)
+def muted(book: NumberBook, template: str, *slots: Shown, color: str = style.MUTED, **named: Shown) -> Mobject:
+    return book.text(template, *slots, color=color, size=style.LABEL_SIZE, **named)
 
 
 def align_weights(s: Any, r: Any) -> list:
@@ -237,7 +237,8 @@ def align_weights(s: Any, r: Any) -> list:
     right = tagged(mine, muted(book, "[d_in, d_out] = {}", book.coords("align.v1.shape", r.v1[0].shape)))
     arrow = arrow_label(book, ".T →")
     lines = VGroup(code(book, "{}：x @ W_query", v1), code(book, "{}：W_query(x) = x @ W_query.weight.T", v2),
-                   code(book, "sa_{}.W_query = nn.Parameter(sa_{}.W_query.weight.T)", v1, v2, color=style.TRACK),
+                   code(book, "sa_{first}.W_query = nn.Parameter(sa_{second}.W_query.weight.T)", first=v1, second=v2,
+                        color=style.TRACK),
                    muted(book, "W_key、W_value 同样转置后交给 {}", v1)).arrange(DOWN, aligned_edge=LEFT, buff=0.2)
     top = VGroup(left, arrow, right).arrange(RIGHT, buff=0.8)
     arrow.match_y(lin.box_group)
@@ -253,8 +254,8 @@ def align_outputs(s: Any, r: Any, diff: Shown) -> list:
     out1 = value_grid(book, "align.out_v1", r.out_v1, 4, header=code(book, "{}(x)", v1, color=style.VALUE))
     out2 = value_grid(book, "align.out_v2", r.out_v2, 4, header=code(book, "{}(x)", v2, color=style.VALUE))
     VGroup(x, out1, out2).arrange(RIGHT, buff=0.8, aligned_edge=UP)
-    gap = book.text("max |{}(x) − {}(x)| = {}", v1, v2, diff, color=style.ACCENT, size=style.BODY_SIZE,
-                    font=style.NUMBER_FONT)
+    gap = book.text("max |{first}(x) − {second}(x)| = {diff}", first=v1, second=v2, diff=diff, color=style.ACCENT,
+                    size=style.BODY_SIZE, font=style.NUMBER_FONT)
     place(VGroup(VGroup(x, out1, out2), gap).arrange(DOWN, buff=0.6), most=1.2)
     return [x, out1, out2, gap]
 
@@ -263,8 +264,8 @@ def wrapper(s: Any, r: Any) -> list:
     """3.2: each head's [T, d_out] output, concatenated along the last axis."""
     book = s.book
     heads, d_out, width = (book.index(f"wrap.{n}", getattr(r, n)) for n in ("heads", "d_out", "width"))
-    call = code(book, "MultiHeadAttentionWrapper(d_in={}, d_out={}, num_heads={})",
-                book.index("wrap.d_in", r.d_in), d_out, heads, color=style.TRACK)
+    call = code(book, "MultiHeadAttentionWrapper(d_in={d_in}, d_out={d_out}, num_heads={heads})",
+                d_in=book.index("wrap.d_in", r.d_in), d_out=d_out, heads=heads, color=style.TRACK)
     colors = (style.QUERY, style.KEY, style.VALUE, style.ACCENT)
     grids = []
     for h, out in enumerate(r.outputs):
@@ -282,10 +283,11 @@ def wrapper(s: Any, r: Any) -> list:
     flow = VGroup(*grids, arrow, tagged(cat, muted(book, "{}", book.coords("wrap.concat_shape", r.concat.shape))))
     flow.arrange(RIGHT, buff=0.6, aligned_edge=UP)
     arrow.match_y(cat.box_group)
-    sums = VGroup(s.line("拼接宽度 = num_heads × d_out = {} × {} = {}", heads, d_out, width, color=style.ACCENT),
-                  muted(book, "原来每头 d_out = {}：拼接宽度 {} × {} = {}", book.index("wrap.book_d_out", r.book_d_out),
-                        heads, book.index("wrap.book_d_out", r.book_d_out),
-                        book.index("wrap.book_width", r.book_width))
+    sums = VGroup(s.line("拼接宽度 = num_heads × d_out = {heads} × {d_out} = {width}", heads=heads, d_out=d_out,
+                         width=width, color=style.ACCENT),
+                  muted(book, "原来每头 d_out = {book_d_out}：拼接宽度 {heads} × {book_d_out} = {book_width}",
+                        book_d_out=book.index("wrap.book_d_out", r.book_d_out), heads=heads,
+                        book_width=book.index("wrap.book_width", r.book_width))
                   ).arrange(DOWN, aligned_edge=LEFT, buff=0.2)
     place(VGroup(call, flow, sums).arrange(DOWN, buff=0.5), most=1.2)
     return [call, flow, sums]
@@ -311,9 +313,9 @@ def param_rows(s: Any, r: Any) -> list:
               big_number(book, "params.out_bias", r.out_bias)],
              [s.line("合计", color=style.TRACK), total, None, big_number(book, "params.total", r.total, style.TRACK)]]
     lines = table(rows, gap=0.6, aligns=(LEFT, LEFT, LEFT, RIGHT))
-    sizes = s.line("D = {}，H = {}，每头 d = D/H = {}：拆头只改变形状，不改变参数个数",
-                   book.index("params.d", r.d_model), book.index("params.heads", r.heads),
-                   book.index("params.head_dim", r.head_dim), size=style.LABEL_SIZE)
+    sizes = s.line("D = {d_model}，H = {heads}，每头 d = D/H = {head_dim}：拆头只改变形状，不改变参数个数",
+                   d_model=book.index("params.d", r.d_model), heads=book.index("params.heads", r.heads),
+                   head_dim=book.index("params.head_dim", r.head_dim), size=style.LABEL_SIZE)
     note = s.line("这只是一个注意力模块的参数，不是整个模型。", color=style.MASK)
     whole = VGroup(sizes, lines, note).arrange(DOWN, buff=0.4, aligned_edge=LEFT)
     place(whole, most=1.15)
@@ -324,13 +326,13 @@ def shape_chain(s: Any, r: Any) -> list:
     """The shapes exercise: each line of the forward pass with the shape it makes; the three
     asked for in the tracked colour."""
     book = s.book
-    swap = [book.index(f"shapes.swap[{k}]", v) for k, v in enumerate(r.swap)]
-    keys = [book.index(f"shapes.key_swap[{k}]", v) for k, v in enumerate(r.key_swap)]
+    swap = {f"dim{k}": book.index(f"shapes.swap[{k}]", v) for k, v in enumerate(r.swap)}
+    keys = {f"dim{k}": book.index(f"shapes.key_swap[{k}]", v) for k, v in enumerate(r.key_swap)}
     steps = [(code(book, "q = W_query(x)"), "[B, T, D_o]", "projected", None),
              (code(book, "q = q.view(B, T, H, d)"), "[B, T, H, d]", "split", None),
-             (code(book, "q = q.transpose({}, {})", *swap), "[B, H, T, d]", "per_head", "← Q 分头后"),
-             (code(book, "s = q @ k.transpose({}, {})", *keys), "[B, H, T, T]", "scores", "← 分数"),
-             (code(book, "z = (a @ v).transpose({}, {})", *swap), "[B, T, H, d]", "back", None),
+             (code(book, "q = q.transpose({dim0}, {dim1})", **swap), "[B, H, T, d]", "per_head", "← Q 分头后"),
+             (code(book, "s = q @ k.transpose({dim0}, {dim1})", **keys), "[B, H, T, T]", "scores", "← 分数"),
+             (code(book, "z = (a @ v).transpose({dim0}, {dim1})", **swap), "[B, T, H, d]", "back", None),
              (code(book, "z = z.reshape(B, T, D_o)"), "[B, T, D_o]", "merged", "← 合并后")]
     rows = []
     for line, axes, name, answer in steps:
@@ -340,7 +342,7 @@ def shape_chain(s: Any, r: Any) -> list:
         rows.append([line, muted(book, axes), shape, s.line(answer, color=color) if answer else None])
     lines = table(rows, gap=0.6, row_h=0.62)
     d_model, heads = book.index("shapes.d_model", r.d_model), book.index("shapes.heads", r.heads)
-    sizes = s.line("每头 d = D_o / H = {} / {} = {}", d_model, heads, book.index("shapes.head_dim", r.head_dim),
-                   color=style.ACCENT)
+    sizes = s.line("每头 d = D_o / H = {d_model} / {heads} = {head_dim}", d_model=d_model, heads=heads,
+                   head_dim=book.index("shapes.head_dim", r.head_dim), color=style.ACCENT)
     place(VGroup(sizes, lines).arrange(DOWN, buff=0.45, aligned_edge=LEFT), most=1.15)
     return [sizes, *lines]

@@ -85,14 +85,15 @@ class Implementation(ClipScene):
     def const(self, label: str, value: int) -> Shown:
         return self.book.index(f"code.{label}", value)
 
-    def pair(self, label: str, values: tuple) -> list[Shown]:
-        return [self.const(f"{label}[{k}]", v) for k, v in enumerate(values)]
+    def dims(self, label: str, values: tuple) -> dict[str, Shown]:
+        """transpose's two axes, as its arguments are named (dim0, dim1)."""
+        return {f"dim{k}": self.const(f"{label}[{k}]", v) for k, v in enumerate(values)}
 
     def code_listing(self) -> Listing:
         """The companion code's Attention (__init__ and forward), each row with its shape."""
         book, c, s = self.book, compute, self.result.shapes
         f = book.compose
-        arrow = "{} → {}"
+        arrow = "{before} → {after}"
         rows = [
             (f("def __init__(self, D, H, L):"), style.MUTED, None),
             (f("    self.qkv = nn.Linear(D, {} * D, bias=False)", self.const("qkv_factor", c.QKV_FACTOR)),
@@ -104,20 +105,21 @@ class Implementation(ClipScene):
             (f("def forward(self, x, cache=None):"), style.MUTED,
              f("cache 见第 {} 章", book.index("chapter.cache", c.CACHE_CHAPTER))),
             (f("    B, T, D = x.shape;  d = D // H"), style.TEXT,
-             f("x {}，d = {}", self.shape("x"), book.index("shape.head_dim", s.head_dim))),
-            (f("    q, k, v = self.qkv(x).chunk({}, dim={})", self.const("chunks", c.CHUNKS),
-               self.const("chunk_dim", c.CHUNK_DIM)), style.TEXT,
-             f("{} → {} × {}", self.shape("qkv"), book.index("shape.chunks", c.CHUNKS), self.shape("q"))),
-            (f("    q = q.view(B, T, H, d).transpose({}, {})", *self.pair("split_swap", c.HEAD_SWAP)),
-             style.TEXT, f(arrow, self.shape("split"), self.shape("heads"))),
-            (f("    s = q @ k.transpose({}, {}) / math.sqrt(d)", *self.pair("key_swap", c.KEY_SWAP)),
+             f("x {x}，d = {head_dim}", x=self.shape("x"), head_dim=book.index("shape.head_dim", s.head_dim))),
+            (f("    q, k, v = self.qkv(x).chunk({chunks}, dim={dim})", chunks=self.const("chunks", c.CHUNKS),
+               dim=self.const("chunk_dim", c.CHUNK_DIM)), style.TEXT,
+             f("{qkv} → {chunks} × {q}", qkv=self.shape("qkv"), chunks=book.index("shape.chunks", c.CHUNKS),
+               q=self.shape("q"))),
+            (f("    q = q.view(B, T, H, d).transpose({dim0}, {dim1})", **self.dims("split_swap", c.HEAD_SWAP)),
+             style.TEXT, f(arrow, before=self.shape("split"), after=self.shape("heads"))),
+            (f("    s = q @ k.transpose({dim0}, {dim1}) / math.sqrt(d)", **self.dims("key_swap", c.KEY_SWAP)),
              style.TEXT, self.shape("scores")),
             (f("    mask = self.future[:T, :T]"), style.TEXT, f("mask {}", self.shape("mask"))),
             (f('    s = s.masked_fill(mask, float("-inf"))'), style.TEXT, self.shape("scores")),
             (f("    a = torch.softmax(s, dim={})", self.const("softmax_dim", c.SOFTMAX_DIM)), style.TEXT,
              self.shape("weights")),
-            (f("    z = (a @ v).transpose({}, {})", *self.pair("merge_swap", c.HEAD_SWAP)), style.TEXT,
-             f(arrow, self.shape("context"), self.shape("back"))),
+            (f("    z = (a @ v).transpose({dim0}, {dim1})", **self.dims("merge_swap", c.HEAD_SWAP)), style.TEXT,
+             f(arrow, before=self.shape("context"), after=self.shape("back"))),
             (f("    z = z.reshape(B, T, D)"), style.TEXT, self.shape("merged")),
             (f("    return self.proj(z)"), style.TEXT, self.shape("out")),
         ]
@@ -142,44 +144,45 @@ class Implementation(ClipScene):
 
     # -- steps
     def projection(self) -> None:
-        s, c = self.result.shapes, compute
-        heads = self.book.index("heads", self.inputs["heads"])
+        s, c, book = self.result.shapes, compute, self.book
+        slots = {"factor": self.const("qkv_factor", c.QKV_FACTOR), "chunks": self.const("chunks", c.CHUNKS),
+                 "heads": book.index("heads", self.inputs["heads"]),
+                 "head_dim": book.index("shape.head_dim", s.head_dim)}
         if self.inputs["heads"] == 1:
-            self.step("一个 Linear(D, {}D) 同时算出 Q、K、V，chunk 切成 {} 份；H = {}：view 与 transpose "
-                      "只加出一个头轴，d = D = {}。", self.const("qkv_factor", c.QKV_FACTOR),
-                      self.const("chunks", c.CHUNKS), heads, self.book.index("shape.head_dim", s.head_dim))
+            self.step("一个 Linear(D, {factor}D) 同时算出 Q、K、V，chunk 切成 {chunks} 份；H = {heads}：view 与 transpose "
+                      "只加出一个头轴，d = D = {head_dim}。", **slots)
         else:
-            self.step("一个 Linear(D, {}D) 同时算出 Q、K、V，chunk 切成 {} 份，view 与 transpose 拆成 {} 个头，"
-                      "每头宽 d = {}（k、v 同样拆）。", self.const("qkv_factor", c.QKV_FACTOR),
-                      self.const("chunks", c.CHUNKS), heads, self.book.index("shape.head_dim", s.head_dim))
-        book = self.book
+            self.step("一个 Linear(D, {factor}D) 同时算出 Q、K、V，chunk 切成 {chunks} 份，view 与 transpose 拆成 "
+                      "{heads} 个头，每头宽 d = {head_dim}（k、v 同样拆）。", **slots)
         self.narrate("按刚才的形状变化对照配套代码 core.py 的 Attention：__init__ 把三份投影合成一个 "
-                     "Linear(D, {}D, bias=False)，并用 triu(diagonal={}) 存下标出未来位置的布尔缓冲区；"
-                     "forward 的 cache 参数留到第 {} 章，不传就是本章的普通因果注意力。"
-                     "qkv(x) 的形状是 {}，chunk 沿最后一维切成 {} 份，每份 {}。",
-                     self.const("qkv_factor", c.QKV_FACTOR), self.const("diagonal", c.DIAGONAL),
-                     book.index("chapter.cache", c.CACHE_CHAPTER), self.shape("qkv"), book.index("shape.chunks", c.CHUNKS),
-                     self.shape("q"))
+                     "Linear(D, {factor}D, bias=False)，并用 triu(diagonal={diagonal}) 存下标出未来位置的布尔缓冲区；"
+                     "forward 的 cache 参数留到第 {chapter} 章，不传就是本章的普通因果注意力。"
+                     "qkv(x) 的形状是 {qkv}，chunk 沿最后一维切成 {chunks} 份，每份 {q}。",
+                     factor=slots["factor"], diagonal=self.const("diagonal", c.DIAGONAL),
+                     chapter=book.index("chapter.cache", c.CACHE_CHAPTER), qkv=self.shape("qkv"),
+                     chunks=book.index("shape.chunks", c.CHUNKS), q=self.shape("q"))
+        said = {"heads": slots["heads"], "shape": self.shape("heads"), "head_dim": slots["head_dim"]}
         if self.inputs["heads"] == 1:
-            self.narrate("只有一个头，view 和 transpose 只加出一个长度为 {} 的头轴，得到 {}，每头宽 d 就是 D，等于 {}。",
-                         heads, self.shape("heads"), book.index("shape.head_dim", s.head_dim))
+            self.narrate("只有一个头，view 和 transpose 只加出一个长度为 {heads} 的头轴，得到 {shape}，"
+                         "每头宽 d 就是 D，等于 {head_dim}。", **said)
         else:
-            self.narrate("view 再把它拆成 {} 个头，transpose 交换位置轴和头轴，得到 {}，每头宽 d = {}。",
-                         heads, self.shape("heads"), book.index("shape.head_dim", s.head_dim))
+            self.narrate("view 再把它拆成 {heads} 个头，transpose 交换位置轴和头轴，得到 {shape}，每头宽 d = {head_dim}。",
+                         **said)
         self.play(Appear(self.listing.codes), run_time=0.8)
         self.walk(range(1, 9))
 
     def scores(self) -> None:
-        s = self.result.shapes
+        s, book = self.result.shapes, self.book
         if s.masked:
-            self.step("分数 q @ kᵀ 只乘最后两轴，得到 {}；掩码在每个 T×T 里遮住 {} 个未来位置，softmax 后每行和为一。",
-                      self.shape("scores"), self.book.index("masked", s.masked))
+            self.step("分数 q @ kᵀ 只乘最后两轴，得到 {scores}；掩码在每个 T×T 里遮住 {masked} 个未来位置，"
+                      "softmax 后每行和为 {one}。", scores=self.shape("scores"), masked=book.index("masked", s.masked),
+                      one=book.const(1))
         else:
-            self.step("分数 q @ kᵀ 只乘最后两轴，得到 {}；T = {} 时掩码里没有未来位置可遮，softmax 照常按行归一。",
-                      self.shape("scores"), self.book.index("shape.mask[0]", s.mask[0]))
-        self.narrate("分数 q 乘 k 的转置只作用在最后两轴，批次和头两轴原样保留，再除以 d 的平方根，得到 {}："
-                     "每个批次、每个头各有一张 T 乘 T 的表。mask 从 future 缓冲区截出前 T 行、前 T 列，形状 {}。",
-                     self.shape("scores"), self.shape("mask"))
+            self.step("分数 q @ kᵀ 只乘最后两轴，得到 {scores}；T = {t} 时掩码里没有未来位置可遮，softmax 照常按行归一。",
+                      scores=self.shape("scores"), t=book.index("shape.mask[0]", s.mask[0]))
+        self.narrate("分数 q 乘 k 的转置只作用在最后两轴，批次和头两轴原样保留，再除以 d 的平方根，得到 {scores}："
+                     "每个批次、每个头各有一张 T 乘 T 的表。mask 从 future 缓冲区截出前 T 行、前 T 列，形状 {mask}。",
+                     scores=self.shape("scores"), mask=self.shape("mask"))
         if s.masked:
             self.narrate("masked_fill 把未来位置填成负无穷，每张表里遮住 {} 个；softmax 沿最后一维归一化，"
                          "被遮住的位置得到零概率，剩下的位置自动重新归一化。", self.book.index("masked", s.masked))
@@ -189,21 +192,22 @@ class Implementation(ClipScene):
         self.walk(range(9, 13))
 
     def merge(self) -> None:
+        shown = {"context": self.shape("context"), "merged": self.shape("merged")}
         if self.inputs["heads"] == 1:
-            self.step("上下文 a @ v 是 {}；只有一个头，换回与合并只去掉头轴：{}，再经输出投影。",
-                      self.shape("context"), self.shape("merged"))
+            self.step("上下文 a @ v 是 {context}；只有一个头，换回与合并只去掉头轴：{merged}，再经输出投影。", **shown)
         else:
-            self.step("a @ v 把每个头的权重作用到 V 上，得到 {}；transpose 换回、reshape 合并成 {}，再经输出投影。",
-                      self.shape("context"), self.shape("merged"))
+            self.step("a @ v 把每个头的权重作用到 V 上，得到 {context}；transpose 换回、reshape 合并成 {merged}，"
+                      "再经输出投影。", **shown)
         if self.inputs["heads"] == 1:
-            self.narrate("a 乘 v 用权重混合可见位置的值，得到上下文 {}。只有一个头，换回与合并只是去掉头轴，得到 {}。"
-                         "最后 self.proj 这个输出投影给出 {}，与输入同宽。",
-                         self.shape("context"), self.shape("merged"), self.shape("out"))
+            self.narrate("a 乘 v 用权重混合可见位置的值，得到上下文 {context}。只有一个头，换回与合并只是去掉头轴，"
+                         "得到 {merged}。最后 self.proj 这个输出投影给出 {out}，与输入同宽。",
+                         **shown, out=self.shape("out"))
         else:
-            self.narrate("a 乘 v 让每个头用自己的权重混合自己的值，得到上下文 {}。transpose 先把头轴和位置轴换回来，"
-                         "得到 {}，reshape 再把最后两维合并成 {}；合并前必须先换回，才能把同一位置的各头拼在一起。"
-                         "最后 self.proj 这个输出投影混合不同头的信息，输出 {}，与输入同宽。",
-                         self.shape("context"), self.shape("back"), self.shape("merged"), self.shape("out"))
+            self.narrate("a 乘 v 让每个头用自己的权重混合自己的值，得到上下文 {context}。transpose 先把头轴和位置轴换回来，"
+                         "得到 {back}，reshape 再把最后两维合并成 {merged}；合并前必须先换回，才能把同一位置的各头拼在一起。"
+                         "最后 self.proj 这个输出投影混合不同头的信息，输出 {out}，与输入同宽。",
+                         context=shown["context"], back=self.shape("back"), merged=shown["merged"],
+                         out=self.shape("out"))
         self.walk(range(13, 16))
 
     def d_out(self) -> None:
@@ -215,8 +219,8 @@ class Implementation(ClipScene):
                       book.index("wrapper.d_out", w.head_dim))
         else:
             self.step("同名不同义：早期 Wrapper 的 d_out 指每个头的宽度，MultiHeadAttention 的指总宽度；"
-                      "照搬 d_out = {} 输出宽 {} 倍。", book.index("copied.d_out", w.total),
-                      book.index("copied.factor", w.factor))
+                      "照搬 d_out = {d_out} 输出宽 {factor} 倍。", d_out=book.index("copied.d_out", w.total),
+                      factor=book.index("copied.factor", w.factor))
         self.narrate_d_out(b, t, d_model, heads)
         self.clear_stage()
         self.band = None
@@ -231,15 +235,15 @@ class Implementation(ClipScene):
                  style.MASK if w.factor > 1 else style.VALUE,
                  "把 MultiHeadAttention 的 d_out 照搬给 Wrapper")):
             width = segments * seg_w
-            code = book.text("{}(d_in={}, d_out={}, num_heads={})", book.term(cls),
-                             book.index(f"{name}.d_in", d_model), book.index(f"{name}.d_out", d_out),
-                             book.index(f"{name}.heads", heads), font=style.NUMBER_FONT, size=20)
+            code = book.text("{cls}(d_in={d_in}, d_out={d_out}, num_heads={heads})", cls=book.term(cls),
+                             d_in=book.index(f"{name}.d_in", d_model), d_out=book.index(f"{name}.d_out", d_out),
+                             heads=book.index(f"{name}.heads", heads), font=style.NUMBER_FONT, size=20)
             note = book.text(verdict, size=20, color=style.MUTED)
             bar = width_bar(segments, seg_w, color, unit)
             out = book.coords(f"{name}.shape", (b, t, width))
             if name == "copied" and w.factor > 1:
-                tag = book.text("输出 {}：宽了 {} 倍", out, book.index("copied.factor", w.factor),
-                                size=20, color=style.MASK)
+                tag = book.text("输出 {shape}：宽了 {factor} 倍", shape=out,
+                                factor=book.index("copied.factor", w.factor), size=20, color=style.MASK)
             else:
                 tag = book.text("输出 {}", out, size=20, color=color)
             tag.next_to(bar, RIGHT, buff=0.3)
@@ -258,48 +262,53 @@ class Implementation(ClipScene):
         if heads == 1:
             self.narrate("上游最早的 MultiHeadAttentionWrapper 拼接多个独立的头，d_out 指每个头的宽度；"
                          "后来的 MultiHeadAttention 一次投影再拆头，d_out 指所有头的总宽度。"
-                         "只有一个头时两者相同，都是 {}，三种写法的输出都是 {}。"
+                         "只有一个头时两者相同，都是 {d_out}，三种写法的输出都是 {shape}。"
                          "头数一多，这两个同名参数就不再指同一个宽度，照搬前要核对形状。",
-                         book.index("wrapper.d_out", w.head_dim), wrapper_out)
+                         d_out=book.index("wrapper.d_out", w.head_dim), shape=wrapper_out)
             return
         self.narrate("上游最早的 MultiHeadAttentionWrapper 实例化多个独立的头再拼接，d_out 指每个头的宽度："
-                     "{} 个头各输出 {}，拼接后是 {}。后来的 MultiHeadAttention 中 d_out 指所有头的总宽度 {}，"
-                     "一次投影后拆成 {} 个头。这两个参数虽然同名，指的却不是同一个宽度；"
-                     "若把 d_out = {} 直接照搬给 Wrapper，输出就变成 {}，宽度扩大 {} 倍。",
-                     book.index("wrapper.heads", heads), book.index("wrapper.d_out", w.head_dim), wrapper_out,
-                     book.index("mha.d_out", w.total), book.index("mha.heads", heads),
-                     book.index("copied.d_out", w.total), book.coords("copied.shape", (b, t, heads * w.total)),
-                     book.index("copied.factor", w.factor))
+                     "{wrapper_heads} 个头各输出 {wrapper_d_out}，拼接后是 {wrapper_out}。"
+                     "后来的 MultiHeadAttention 中 d_out 指所有头的总宽度 {mha_d_out}，"
+                     "一次投影后拆成 {mha_heads} 个头。这两个参数虽然同名，指的却不是同一个宽度；"
+                     "若把 d_out = {copied_d_out} 直接照搬给 Wrapper，输出就变成 {copied_out}，宽度扩大 {factor} 倍。",
+                     wrapper_heads=book.index("wrapper.heads", heads),
+                     wrapper_d_out=book.index("wrapper.d_out", w.head_dim), wrapper_out=wrapper_out,
+                     mha_d_out=book.index("mha.d_out", w.total), mha_heads=book.index("mha.heads", heads),
+                     copied_d_out=book.index("copied.d_out", w.total),
+                     copied_out=book.coords("copied.shape", (b, t, heads * w.total)),
+                     factor=book.index("copied.factor", w.factor))
 
     def sdpa(self) -> None:
         book, chk, c = self.book, self.result.check, compute
         forward = book.fmt("sdpa.forward", chk.forward, digits(chk.forward))
         bits = book.index("sdpa.bits", c.FLOAT_BITS)
         grad = None if chk.forward == chk.grad == 0 else book.fmt("sdpa.grad", chk.grad)
+        gaps = {"forward": forward, "grad": grad, "bits": bits}
         if grad is None:
             self.step("手写注意力与 PyTorch SDPA 完全相同：前向和三个梯度的最大差都是 {}。", forward)
         elif max(chk.forward, chk.grad) < PRECISION:
-            self.step("手写注意力与 PyTorch SDPA：前向最大差 {}，梯度最大差 {}，都在 float{} 的舍入误差之内。",
-                      forward, grad, bits)
+            self.step("手写注意力与 PyTorch SDPA：前向最大差 {forward}，梯度最大差 {grad}，都在 float{bits} 的舍入误差之内。",
+                      **gaps)
         else:
-            self.step("手写注意力与 PyTorch SDPA 相差 {}（梯度 {}），超出 float{} 的舍入误差。", forward, grad, bits)
-        self.narrate("主检查脚本直接比较手写注意力和 PyTorch SDPA：Q、K、V 形状 {}，"
-                     "torch.float{}，随机种子 {}，两条路线用同一个上游梯度反向传播。",
-                     book.coords("sdpa.shape", chk.shape), bits, book.index("seed", self.inputs["seed"]))
+            self.step("手写注意力与 PyTorch SDPA 相差 {forward}（梯度 {grad}），超出 float{bits} 的舍入误差。", **gaps)
+        self.narrate("主检查脚本直接比较手写注意力和 PyTorch SDPA：Q、K、V 形状 {shape}，"
+                     "torch.float{bits}，随机种子 {seed}，两条路线用同一个上游梯度反向传播。",
+                     shape=book.coords("sdpa.shape", chk.shape), bits=bits,
+                     seed=book.index("seed", self.inputs["seed"]))
         if grad is None:
             self.narrate("前向输出和对 Q、K、V 的梯度，最大差都恰为 {}，两种实现给出完全相同的数。", forward)
         elif max(chk.forward, chk.grad) < PRECISION:
-            self.narrate("前向最大差 {}，梯度最大差 {}；作为参照，float{} 的机器精度 eps 是 {}。"
+            self.narrate("前向最大差 {forward}，梯度最大差 {grad}；作为参照，float{bits} 的机器精度 eps 是 {eps}。"
                          "这些误差说明，在所测的小张量上，两种实现的前向和梯度一致到数值精度范围内。",
-                         forward, grad, bits, book.fmt("sdpa.eps", chk.eps))
+                         **gaps, eps=book.fmt("sdpa.eps", chk.eps))
         else:
-            self.narrate("前向最大差 {}，梯度最大差 {}，超出 float{} 的舍入误差；两条路线算出的不是同一个结果，"
-                         "要回头核对掩码、缩放和轴的顺序。", forward, grad, bits)
+            self.narrate("前向最大差 {forward}，梯度最大差 {grad}，超出 float{bits} 的舍入误差；两条路线算出的不是同一个结果，"
+                         "要回头核对掩码、缩放和轴的顺序。", **gaps)
         self.narrate("这项检查只在 CPU 上进行，没有测试 GPU 融合内核的结果与性能，也没有测半精度。")
         self.clear_stage()
         code = lines(book, [
             ("# 手写（本章）", style.MUTED),
-            (book.compose("s = q @ k.transpose({}, {}) / math.sqrt(d)", *self.pair("key_swap", c.KEY_SWAP)),
+            (book.compose("s = q @ k.transpose({dim0}, {dim1}) / math.sqrt(d)", **self.dims("key_swap", c.KEY_SWAP)),
              style.TEXT),
             (book.compose('z = torch.softmax(s.masked_fill(future, float("-inf")), dim={}) @ v',
                           self.const("softmax_dim", c.SOFTMAX_DIM)), style.TEXT),
@@ -307,8 +316,9 @@ class Implementation(ClipScene):
             ("z = F.scaled_dot_product_attention(q, k, v, is_causal=True)", style.TEXT)],
             size=20, font=style.NUMBER_FONT, buff=0.12)
         setup = lines(book, [
-            (book.compose("Q、K、V 形状 {}，torch.float{}，CPU，torch.manual_seed({})",
-                          book.coords("sdpa.shape", chk.shape), bits, book.index("seed", self.inputs["seed"])),
+            (book.compose("Q、K、V 形状 {shape}，torch.float{bits}，CPU，torch.manual_seed({seed})",
+                          shape=book.coords("sdpa.shape", chk.shape), bits=bits,
+                          seed=book.index("seed", self.inputs["seed"])),
              style.TEXT),
             ("两条路线用同一个上游梯度 G（同样随机），L = Σ z·G，比较 ∂L/∂Q、∂L/∂K、∂L/∂V", style.MUTED)])
         rows = [(book.text(words, size=20), book.num(label, value, digits(value), color=color))
@@ -317,7 +327,7 @@ class Implementation(ClipScene):
                     ("梯度 ∂L/∂Q：最大 |差|", "sdpa.grad_q", chk.grad_q, style.QUERY),
                     ("梯度 ∂L/∂K：最大 |差|", "sdpa.grad_k", chk.grad_k, style.KEY),
                     ("梯度 ∂L/∂V：最大 |差|", "sdpa.grad_v", chk.grad_v, style.VALUE))]
-        eps = book.text("参照：float{} 的机器精度 eps = {}", bits, book.fmt("sdpa.eps", chk.eps), size=20,
+        eps = book.text("参照：float{bits} 的机器精度 eps = {eps}", bits=bits, eps=book.fmt("sdpa.eps", chk.eps), size=20,
                         color=style.MUTED)
         gaps = table(rows, row_h=0.42)
         limits = lines(book, [("未覆盖：GPU 融合内核（如 FlashAttention）的结果与性能、半精度；这里只测了 CPU 上的小张量。",

@@ -25,7 +25,7 @@ INFO_GAP = 0.25      # between the info lines and the tensor
 RECORDED_AS = {"back": "split"}
 
 
-NOT_DIVISIBLE = "D = {} is not divisible by H = {}: each head needs D/H features"
+NOT_DIVISIBLE = "D = {d_model} is not divisible by H = {heads}: each head needs D/H features"
 
 
 def rules(raw: dict) -> dict:
@@ -38,7 +38,7 @@ def rules(raw: dict) -> dict:
     d = integer(parts[2], "shape", 1, 12)
     heads = integer(raw.get("heads", 2), "heads", 1, 4)
     if d % heads:
-        raise InputError("heads", str(raw.get("heads")), NOT_DIVISIBLE.format(d, heads))
+        raise InputError("heads", str(raw.get("heads")), NOT_DIVISIBLE.format(d_model=d, heads=heads))
     name = str(raw.get("track", "e2")).strip()
     track = integer(name[1:] if name[:1] in "eE" and len(name) > 1 else name, "track", 0, b * t * d - 1)
     # The error card's example (the book: D = 5, H = 2): it must be a D that H does not divide.
@@ -119,7 +119,7 @@ class Multihead(ClipScene):
         book, (_, t, _) = self.book, self.inputs["shape"]
         parts = ([book.compose("H = {}", book.index("heads", self.result.heads))] if self.result.heads == 1
                  else []) + ([book.compose("T = {}", book.index("start.shape[1]", t))] if t == 1 else [])
-        return book.compose("{}、{}", *parts) if len(parts) == 2 else book.compose("{}", *parts)
+        return book.compose("{h}、{t}", h=parts[0], t=parts[1]) if len(parts) == 2 else book.compose("{}", *parts)
 
     def show(self, step: str, lines: list, marks: Any = None) -> TensorView:
         """Move every id into the layout of `step`, under new info lines."""
@@ -147,54 +147,59 @@ class Multihead(ClipScene):
             return c("对照：不换回就直接 reshape；这里 {}，顺序不变，碰巧不出错。", self.unit_axes())
         if self.stays():
             if emphasis:
-                return c("错误合并：不换回就 reshape，{} 碰巧不动，但有 {} 个元素错了位。", e,
-                         self.book.index("misplaced", len(self.misplaced)))
+                return c("错误合并：不换回就 reshape，{track} 碰巧不动，但有 {misplaced} 个元素错了位。", track=e,
+                         misplaced=self.book.index("misplaced", len(self.misplaced)))
             return c("对照：不换回就直接 reshape，{} 碰巧不动，别的元素却错了位。", e)
         if emphasis:
-            return c("错误合并：不换回就 reshape，{} 从正确的 {} 错到 {}。", e, self.at("merged"), wrong)
-        return c("对照：不换回就直接 reshape，{} 会错到 {}。", e, wrong)
+            return c("错误合并：不换回就 reshape，{track} 从正确的 {merged} 错到 {wrong}。", track=e,
+                     merged=self.at("merged"), wrong=wrong)
+        return c("对照：不换回就直接 reshape，{track} 会错到 {wrong}。", track=e, wrong=wrong)
 
     # -- steps
     def projected(self) -> None:
         r, book, c = self.result, self.book, self.book.compose
         self.step("投影后的张量 [B, T, D]：每个元素一个唯一编号，双线框跟踪 {}。", self.eid())
-        self.narrate(NARRATION["start.one" if r.heads == 1 else "start"], book.index("heads", r.heads),
-                     book.index("head_dim", r.head_dim), self.eid(),
-                     *(book.index(f"track.start[{k}]", v) for k, v in enumerate(r.start)))
+        self.narrate(NARRATION["start.one" if r.heads == 1 else "start"], heads=book.index("heads", r.heads),
+                     head_dim=book.index("head_dim", r.head_dim), track=self.eid(),
+                     **{axis: book.index(f"track.start[{k}]", v) for k, (axis, v) in enumerate(zip("btc", r.start))})
         self.show("start", [
-            (c("{}    H = {}，d = D/H = {}    唯一元素 {} 个", self.shape("start"), book.index("heads", r.heads),
-               book.index("head_dim", r.head_dim), book.index("count", r.layouts["start"].size)), style.TEXT),
-            (c("{}：[b, t, c] = {}，原属批次 b、位置 t、特征 c", self.eid(), self.at("start")), style.TRACK)])
+            (c("{shape}    H = {heads}，d = D/H = {head_dim}    唯一元素 {count} 个", shape=self.shape("start"),
+               heads=book.index("heads", r.heads), head_dim=book.index("head_dim", r.head_dim),
+               count=book.index("count", r.layouts["start"].size)), style.TEXT),
+            (c("{track}：[b, t, c] = {start}，原属批次 b、位置 t、特征 c", track=self.eid(), start=self.at("start")),
+             style.TRACK)])
 
     def split_heads(self) -> None:
         r, book, c = self.result, self.book, self.book.compose
         self.step("reshape 成 [B, T, H, d]：特征下标 c 拆成 h = floor(c/d) 和 r = c mod d。")
-        self.narrate(NARRATION["split"], self.eid(), book.index("track.start[2]", r.start[2]),
-                     book.index("head_dim", r.head_dim), book.index("track.split[2]", r.split[2]),
-                     book.index("track.split[3]", r.split[3]))
+        slots = {"track": self.eid(), "c": book.index("track.start[2]", r.start[2]),
+                 "head_dim": book.index("head_dim", r.head_dim), "h": book.index("track.split[2]", r.split[2]),
+                 "r": book.index("track.split[3]", r.split[3])}
+        self.narrate(NARRATION["split"], **slots)
         self.show("split", [
             (c("{}    reshape 只拆开最后一维，元素的先后顺序不变", self.shape("split")), style.TEXT),
-            (c("{}：c = {}，d = {} → h = floor(c/d) = {}，r = c mod d = {} → {}", self.eid(),
-               book.index("track.start[2]", r.start[2]), book.index("head_dim", r.head_dim),
-               book.index("track.split[2]", r.split[2]), book.index("track.split[3]", r.split[3]),
-               self.at("split")), style.TRACK)])
+            (c("{track}：c = {c}，d = {head_dim} → h = floor(c/d) = {h}，r = c mod d = {r} → {split}", **slots,
+               split=self.at("split")), style.TRACK)])
 
     def transpose_heads(self) -> None:
         r, book, c = self.result, self.book, self.book.compose
-        a, b = (book.index(f"transpose.dims[{k}]", v) for k, v in enumerate(compute.HEAD_SWAP))
-        self.step("transpose({}, {}) 交换 T、H 两轴，得到 [B, H, T, d]；每头的分数是 [B, H, T, T]。", a, b)
-        said = [(NARRATION["transpose"], book.coords("score_shape", r.score_shape)),
-                (NARRATION["transpose.swap"], self.eid(), self.at("split"), self.at("transposed"))
-                if r.split[1] != r.split[2] else (NARRATION["transpose.same"], self.eid(), self.at("transposed"))]
+        t_axis, h_axis = (book.index(f"transpose.dims[{k}]", v) for k, v in enumerate(compute.HEAD_SWAP))
+        self.step("transpose({t_axis}, {h_axis}) 交换 T、H 两轴，得到 [B, H, T, d]；每头的分数是 [B, H, T, T]。",
+                  t_axis=t_axis, h_axis=h_axis)
+        self.narrate(NARRATION["transpose"], book.coords("score_shape", r.score_shape))
+        if r.split[1] != r.split[2]:
+            self.narrate(NARRATION["transpose.swap"], track=self.eid(), split=self.at("split"),
+                         transposed=self.at("transposed"))
+        else:
+            self.narrate(NARRATION["transpose.same"], track=self.eid(), transposed=self.at("transposed"))
         if self.keeps_order():
-            said.append((NARRATION["transpose.order"], self.unit_axes()))
-        for template, *slots in said:
-            self.narrate(template, *slots)
-        swap = ("{}：{} → {}，t 与 h 相等，互换后坐标不变；每组 [b, h, :, :] 是一个头的 [T, d]"
-                if r.split[1] == r.split[2] else "{}：{} → {}，t 与 h 互换；每组 [b, h, :, :] 是一个头的 [T, d]")
-        lines = [(c("{}    每头 S = Q Kᵀ/√d：[B, H, T, T] = {}", self.shape("transposed"),
-                    book.coords("score_shape", r.score_shape)), style.TEXT),
-                 (c(swap, self.eid(), self.at("split"), self.at("transposed")), style.TRACK)]
+            self.narrate(NARRATION["transpose.order"], self.unit_axes())
+        swap = ("{track}：{split} → {transposed}，t 与 h 相等，互换后坐标不变；每组 [b, h, :, :] 是一个头的 [T, d]"
+                if r.split[1] == r.split[2] else
+                "{track}：{split} → {transposed}，t 与 h 互换；每组 [b, h, :, :] 是一个头的 [T, d]")
+        lines = [(c("{shape}    每头 S = Q Kᵀ/√d：[B, H, T, T] = {scores}", shape=self.shape("transposed"),
+                    scores=book.coords("score_shape", r.score_shape)), style.TEXT),
+                 (c(swap, track=self.eid(), split=self.at("split"), transposed=self.at("transposed")), style.TRACK)]
         if self.keeps_order():      # with both axes of length one, not even the groups change
             regroups = r.layouts["split"].shape != r.layouts["transposed"].shape
             lines.append((c("{}：transpose 不改变元素的先后顺序，只改变分组" if regroups
@@ -203,53 +208,56 @@ class Multihead(ClipScene):
 
     def merge_heads(self) -> None:
         c = self.book.compose
-        self.step("transpose 换回 [B, T, H, d]，再 reshape 合并成 [B, T, D]：{} 回到 {}。",
-                  self.eid(), self.at("merged"))
+        self.step("transpose 换回 [B, T, H, d]，再 reshape 合并成 [B, T, D]：{track} 回到 {merged}。",
+                  track=self.eid(), merged=self.at("merged"))
         heads = self.result.heads
-        one = [self.book.index("heads", heads)] if heads == 1 else []
-        self.narrate(NARRATION["merge.one" if one else "merge"], *one, self.eid(), self.at("merged"))
+        one = {"heads": self.book.index("heads", heads)} if heads == 1 else {}
+        self.narrate(NARRATION["merge.one" if one else "merge"], **one, track=self.eid(), merged=self.at("merged"))
         if self.inputs["wrong_merge"]:      # the red preview line below
             case = "order" if not len(self.misplaced) else "stays" if self.stays() else "moves"
-            self.narrate(NARRATION["merge." + case], self.eid(), self.at("wrong"),
-                         *([self.unit_axes()] if case == "order" else []))
+            self.narrate(NARRATION["merge." + case], track=self.eid(), wrong=self.at("wrong"),
+                         **({"axes": self.unit_axes()} if case == "order" else {}))
         back = (c("{}    先换回：同一位置的各头重新相邻", self.shape("back")) if not self.keeps_order()
-                else c("{}    先换回：{}，顺序本来就没变", self.shape("back"), self.unit_axes()))
+                else c("{shape}    先换回：{axes}，顺序本来就没变", shape=self.shape("back"), axes=self.unit_axes()))
         self.show("back", [(back, style.TEXT),
-                           (c("{}：{} → {}", self.eid(), self.at("transposed"), self.at("back")), style.TRACK)])
-        chain = c(" → ".join(["{}"] * 5), *(self.at(s) for s in ("start", "split", "transposed", "back", "merged")))
+                           (c("{track}：{transposed} → {back}", track=self.eid(), transposed=self.at("transposed"),
+                              back=self.at("back")), style.TRACK)])
+        chain = c("{start} → {split} → {transposed} → {back} → {merged}",
+                  **{s: self.at(s) for s in ("start", "split", "transposed", "back", "merged")})
         lines = [(c("{}    再 reshape：各头拼接回每个位置的 D 个特征", self.shape("merged")), style.TEXT),
-                 (c("{}：{}", self.eid(), chain), style.TRACK)]
+                 (c("{track}：{chain}", track=self.eid(), chain=chain), style.TRACK)]
         if self.inputs["wrong_merge"]:
-            lines.append((c("错误对照：不换回就 reshape，{} 碰巧仍在 {}" if self.stays()
-                            else "错误对照：不换回就 reshape，{} 会错到 {}", self.eid(), self.at("wrong")),
-                          style.MASK))
+            lines.append((c("错误对照：不换回就 reshape，{track} 碰巧仍在 {wrong}" if self.stays()
+                            else "错误对照：不换回就 reshape，{track} 会错到 {wrong}", track=self.eid(),
+                            wrong=self.at("wrong")), style.MASK))
         self.show("merged", lines)
 
     def wrong_merge(self) -> None:
         r, book, c = self.result, self.book, self.book.compose
         emphasis = self.inputs["wrong_merge"]
         self.step("{}", self.wrong_caption(emphasis))
-        count = [book.index("misplaced", len(self.misplaced))] if emphasis and len(self.misplaced) else []
+        count = {"misplaced": book.index("misplaced", len(self.misplaced))} if emphasis and len(self.misplaced) else {}
         if not len(self.misplaced):
             self.narrate(NARRATION["wrong.order"], self.unit_axes())
         elif self.stays():
-            self.narrate(NARRATION["wrong.stays.count" if emphasis else "wrong.stays"], self.eid(), *count)
+            self.narrate(NARRATION["wrong.stays.count" if emphasis else "wrong.stays"], track=self.eid(), **count)
         else:
-            self.narrate(NARRATION["wrong.moves.count" if emphasis else "wrong.moves"], self.eid(),
-                         self.at("merged"), self.at("wrong"), *count)
+            self.narrate(NARRATION["wrong.moves.count" if emphasis else "wrong.moves"], track=self.eid(),
+                         merged=self.at("merged"), wrong=self.at("wrong"), **count)
         self.show("transposed", [(c("{}    回到拆头后的布局，跳过 transpose 换回", self.shape("transposed")),
                                   style.TEXT),
-                                 (c("{}：{}", self.eid(), self.at("transposed")), style.TRACK)])
+                                 (c("{track}：{transposed}", track=self.eid(), transposed=self.at("transposed")),
+                                  style.TRACK)])
         lines = [(c("不换回：[B, H, T, d] 按当前顺序直接 reshape 成 {}", self.shape("wrong")), style.TEXT),
-                 (c("{}：碰巧仍在 {}", self.eid(), self.at("wrong")) if self.stays() else
-                  c("{}：正确位置 {}（虚线框），错误合并到 {}", self.eid(), self.at("merged"), self.at("wrong")),
-                  style.TRACK)]
+                 (c("{track}：碰巧仍在 {wrong}", track=self.eid(), wrong=self.at("wrong")) if self.stays() else
+                  c("{track}：正确位置 {merged}（虚线框），错误合并到 {wrong}", track=self.eid(),
+                    merged=self.at("merged"), wrong=self.at("wrong")), style.TRACK)]
         if not len(self.misplaced):
             lines.append((c("{}：transpose 不改变元素的先后顺序，这里碰巧不出错", self.unit_axes()), style.MUTED))
         elif emphasis:
-            lines.append((c("红色：{} 个元素中 {} 个不在原位，同一行混入了别的位置的特征",
-                            book.index("count", r.layouts["start"].size),
-                            book.index("misplaced", len(self.misplaced))), style.MASK))
+            lines.append((c("红色：{count} 个元素中 {misplaced} 个不在原位，同一行混入了别的位置的特征",
+                            count=book.index("count", r.layouts["start"].size),
+                            misplaced=book.index("misplaced", len(self.misplaced))), style.MASK))
         view = self.show("wrong", lines, self.misplaced if emphasis else None)
         if not self.stays():
             self.play(Appear(view.ghost(int(r.layouts["wrong"][r.merged]))))
@@ -259,23 +267,24 @@ class Multihead(ClipScene):
         (b, t, d_model), ed, eh = i["shape"], i["error_d"], i["error_heads"]
         d, h = book.index("error.shape[2]", ed), book.index("error.heads", eh)
         if ed == d_model:
-            self.step("把 H 改为 {}：D = {} 无法均分成 {} 个头，计算在拆头之前停止。", h, d, h)
+            self.step("把 H 改为 {heads}：D = {d_model} 无法均分成 {heads} 个头，计算在拆头之前停止。", heads=h, d_model=d)
         elif eh == r.heads:
-            self.step("把 D 改为 {}：无法均分成 {} 个头，计算在拆头之前停止。", d, h)
+            self.step("把 D 改为 {d_model}：无法均分成 {heads} 个头，计算在拆头之前停止。", d_model=d, heads=h)
         else:
-            self.step("把 D 改为 {}、H 改为 {}：无法均分，计算在拆头之前停止。", d, h)
+            self.step("把 D 改为 {d_model}、H 改为 {heads}：无法均分，计算在拆头之前停止。", d_model=d, heads=h)
         self.clear_stage()
         q, rem = (book.index(f"error.split[{k}]", v) for k, v in enumerate(self.split_check))
-        self.narrate(NARRATION["error"], d, h, q, rem)
-        sizes = [book.index(f"error.shape[{k}]", v) for k, v in enumerate((b, t, ed))]
-        error = c("Error: --heads '{}': " + NOT_DIVISIBLE, h, d, h)
+        self.narrate(NARRATION["error"], d_model=d, heads=h, quotient=q, remainder=rem)
+        sizes = {axis: book.index(f"error.shape[{k}]", v) for k, (axis, v) in enumerate(zip("btd", (b, t, ed)))}
+        error = c("Error: --heads '{heads}': " + NOT_DIVISIBLE, heads=h, d_model=d)
         if str(error) != f"Error: {self.error}":
             raise RuntimeError(f"the card would misquote the input rules: {self.error}")
         card = error_card(book, [
             ("D 不能被 H 整除：无法拆成多个头", style.MASK),
-            (c("[B, T, D] = {}，H = {}：D ÷ H = {} 余 {}", book.coords("error.shape", (b, t, ed)), h, q, rem),
-             style.TEXT),
+            (c("[B, T, D] = {shape}，H = {heads}：D ÷ H = {quotient} 余 {remainder}",
+               shape=book.coords("error.shape", (b, t, ed)), heads=h, quotient=q, remainder=rem), style.TEXT),
             ("每头宽度 d = D/H 必须是整数，否则无法把 D 均分给 H 个头", style.MUTED)], [
-            (c("$ python render.py " + self.spec.name + " --shape {},{},{} --heads {}", *sizes, h), style.MUTED),
+            (c("$ python render.py " + self.spec.name + " --shape {b},{t},{d} --heads {heads}", **sizes, heads=h),
+             style.MUTED),
             (error, style.MASK)])
         self.play(Appear(card))

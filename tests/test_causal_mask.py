@@ -67,7 +67,7 @@ def oracle(inputs):
     t, c, d, scale, causal = i["track"], i["cached"], i["diagonal"], i["scale"], i["causal"]
     n_q, n_k = len(q), len(k)
     aligned = c + n_q == n_k
-    out = {"section": "4.4", "keys": n_k, "scale": math.sqrt(q.shape[-1]), "triu_diagonal": d + c}
+    out = {"section": "4.4", "const": 1, "keys": n_k, "scale": math.sqrt(q.shape[-1]), "triu_diagonal": d + c}
     out.update({f"key[{j}]": j for j in range(n_k)})
     out.update({f"query[{n}]": c + n if aligned else n for n in range(n_q)})
     for name, a in (("q", q), ("k", k), ("v", v)):

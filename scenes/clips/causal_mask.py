@@ -10,8 +10,8 @@ from manim import DOWN, LEFT, ORIGIN, RIGHT, UP, VGroup, Write
 
 from scenes.clips.causal_mask_parts import (RowNames, arrow, best, cache_grids, changed_proxy, check_fits, column,
                                             diagonal_words, fits, grid, keeps_contract, legible, line, linked, pair, place,
-                                            proxy, room, route_note, route_say, route_words, said, short, shrink_key,
-                                            shrink_words, side_by_side, stack, vector_text)
+                                            phrase, proxy, room, route_note, route_say, route_words, said,
+                                            short, shrink_key, shrink_words, side_by_side, stack, vector_text)
 from scenes.clips.causal_mask_words import CACHE, CHECK, DIAGONAL_HEAD, FIVE, FLAT, MASK, ROUTE, ROUTE_NONE, VERDICT
 from scenes.compute import masking as compute
 from scenes.kit import style
@@ -104,11 +104,12 @@ class CausalMask(ClipScene):
 
     def pages(self, pages) -> None:
         """Each page is a step: (caption, group, [[animations], ...], narration) played in order;
+        the caption and each sentence of the narration are phrases (template, slots, named slots);
         the animations may come from a function, called once the group is in place."""
-        for caption, group, order, say in pages:
-            self.step(*caption)
-            for part in say:
-                self.narrate(*part)
+        for (template, slots, named), group, order, say in pages:
+            self.step(template, *slots, **named)
+            for template, slots, named in say:
+                self.narrate(template, *slots, **named)
             self.clear_stage()
             place(group)
             for anims in order() if callable(order) else order:
@@ -121,7 +122,7 @@ class CausalMask(ClipScene):
 
     def mask_pages(self, whole, alone, head, steps, suffix, say, top=None, note=None):
         """M (0 / −∞) beside or above A with each row's sum: one step, or two (M, then A) when
-        together they would be too small to read; say: what is said of (M, A)."""
+        together they would be too small to read; whole, alone: phrases; say: what is said of (M, A)."""
         book = self.book
         m = grid(book, f"mask{suffix}", steps.mask, 0, row_labels=self.query_names, row_color=style.QUERY,
                  col_labels=self.key_names, col_color=style.KEY, header=head, header_color=style.MASK)
@@ -135,14 +136,13 @@ class CausalMask(ClipScene):
         intro = [[Write(top)]] if top is not None else []
         ending = [[Appear(note)]] if note is not None else []
         if fits(book, page):
-            return self.pages([(whole, page, intro + [[Appear(m)], [Appear(link), Appear(weights)]] + ending,
-                                said(*say))])
+            return self.pages([(whole, page, intro + [[Appear(m)], [Appear(link), Appear(weights)]] + ending, say)])
         ways[0]()
         names.attach(weights)
         first = VGroup(*[p for p in (top, m) if p is not None]).arrange(DOWN, buff=0.45)
         second = VGroup(*[p for p in (weights, note) if p is not None]).arrange(DOWN, buff=0.45)
-        self.pages([(whole, first, intro + [[Appear(m)]], said(say[0])),
-                    (alone, second, [[Appear(weights)]] + ending, said(say[1]))])
+        self.pages([(whole, first, intro + [[Appear(m)]], say[:1]),
+                    (alone, second, [[Appear(weights)]] + ending, say[1:])])
 
     def formula(self):
         s = r"\frac{QK^{\top}}{\sqrt{d_k}}" if self.inputs["scale"] else r"QK^{\top}"
@@ -151,7 +151,7 @@ class CausalMask(ClipScene):
     # -- steps
     def five_steps(self):
         book, s, t, i = self.book, self.result.steps, self.result.track, self.inputs
-        caption = (FIVE[(i["scale"], i["causal"])], self.qname())
+        caption = phrase(FIVE[(i["scale"], i["causal"])], self.qname())
         hidden = s.mask[t] != 0
         cols = [("scores", s.scores, None, "q·k"), ("scaled", s.scaled, None, "缩放后" if i["scale"] else "未缩放"),
                 ("masked", s.masked, "scores", "掩码后" if i["causal"] else "无掩码"),
@@ -159,7 +159,7 @@ class CausalMask(ClipScene):
         table = [column(book, f"{name}[{t}]", vals[t], hidden=hidden if heat else None, heat=heat,
                         col_labels=[head], col_color=style.TRACK) for name, vals, heat, head in cols]
         if len(s.q[t]) <= NARROW:
-            query = book.text("当前查询 {} = {}", self.qname(), vector_text(book, f"q[{t}]", s.q[t]),
+            query = book.text("当前查询 {query} = {q}", query=self.qname(), q=vector_text(book, f"q[{t}]", s.q[t]),
                               color=style.QUERY)
         else:                      # a wide query: its numbers in a row of cells, its name above
             query = line(book, f"q[{t}]", s.q[t], decimals=style.decimals_for(s.q[t]),
@@ -167,8 +167,9 @@ class CausalMask(ClipScene):
         divisor = book.fmt("scale", s.scale) if i["scale"] else None
         scale = book.compose("÷ √dₖ = ÷ {}", divisor) if divisor else book.compose("未缩放")
         total = book.compose("Σ A = {}", book.fmt(f"row_sums[{t}]", s.row_sums[t]))
-        seen = book.text("{}    可见的键 {} / {}    {}", scale, book.index(f"visible[{t}]", s.visible[t]),
-                         book.index("keys", len(s.k)), total, size=style.LABEL_SIZE, color=style.MUTED)
+        seen = book.text("{scale}    可见的键 {visible} / {keys}    {total}", scale=scale,
+                         visible=book.index(f"visible[{t}]", s.visible[t]), keys=book.index("keys", len(s.k)),
+                         total=total, size=style.LABEL_SIZE, color=style.MUTED)
         lost = np.isnan(s.weights[t]).any()
         note = (book.label("这一行的键全被遮住：softmax 得到 NaN，输出也是 NaN。",
                            size=style.LABEL_SIZE, color=style.MASK) if lost else VGroup())
@@ -194,12 +195,13 @@ class CausalMask(ClipScene):
                         lambda: (upper.arrange(DOWN, buff=0.3), lower.arrange(DOWN, buff=0.3),
                                  VGroup(upper, lower).arrange(RIGHT, buff=0.6))], legible(book, page))
         dim = [v.row(j) for j in range(len(s.k)) if hidden[j]] if len(v) else []
-        keys, opening = book.index("keys", len(s.k)), (("five.scale", self.qname(), divisor) if i["scale"]
-                                                       else ("five.raw", self.qname()))
-        say = (said(opening, ("five.nan", keys)) if lost else
-               said(opening, ("five.open", keys), ("out.all", self.qindex())) if not i["causal"] else
-               said(opening, ("five.some", keys, book.index(f"visible[{t}]", s.visible[t])), ("out.hidden", self.qindex()))
-               if hidden.any() else said(opening, ("five.none", keys), ("out.all", self.qindex())))
+        keys, opening = book.index("keys", len(s.k)), (said("five.scale", query=self.qname(), scale=divisor)
+                                                       if i["scale"] else said("five.raw", self.qname()))
+        say = ([opening, said("five.nan", keys)] if lost else
+               [opening, said("five.open", keys), said("out.all", self.qindex())] if not i["causal"] else
+               [opening, said("five.some", keys=keys, visible=book.index(f"visible[{t}]", s.visible[t])),
+                said("out.hidden", self.qindex())]
+               if hidden.any() else [opening, said("five.none", keys), said("out.all", self.qindex())])
 
         def first():           # built once the page is placed (a dimmed row's target is a copy of it)
             return [[Appear(query), Appear(k), Appear(v)], *[[Appear(c)] for c in table]]
@@ -214,16 +216,17 @@ class CausalMask(ClipScene):
 
     def mask_before_softmax(self):
         r, book, causal = self.result, self.book, self.inputs["causal"]
-        slots = (book.index("nan_row", r.nan_rows[0]),) if causal and len(r.nan_rows) else ()
-        whole, alone = MASK["open" if not causal else "nan" if len(r.nan_rows) else
+        nan = causal and len(r.nan_rows)
+        slots = {"row": book.index("nan_row", r.nan_rows[0])} if nan else {"one": book.const(1)}
+        whole, alone = MASK["open" if not causal else "nan" if nan else
                             "none" if not (r.steps.mask != 0).any() else "some"]
         triu = book.index("triu_diagonal", self.inputs["diagonal"] + self.inputs["cached"]) if causal else None
         head = book.compose("M：triu(diagonal={}) 标出的位置为 −∞", triu) if causal else "掩码关闭：M 全为零"
-        say = ((("mask.open.m",), ("mask.open.a",)) if not causal else
-               (("mask.nan.m", triu, *slots), ("mask.nan.a",)) if len(r.nan_rows) else
-               (("mask.none.m", triu), ("mask.none.a",)) if not (r.steps.mask != 0).any() else
-               (("mask.diag.m" if self.inputs["diagonal"] == 0 else "mask.some.m", triu), ("mask.some.a",)))
-        self.mask_pages((whole, *slots), (alone, *slots),
+        say = ([said("mask.open.m"), said("mask.open.a")] if not causal else
+               [said("mask.nan.m", triu=triu, **slots), said("mask.nan.a")] if nan else
+               [said("mask.none.m", triu), said("mask.none.a")] if not (r.steps.mask != 0).any() else
+               [said("mask.diag.m" if self.inputs["diagonal"] == 0 else "mask.some.m", triu), said("mask.some.a")])
+        self.mask_pages(phrase(whole, **slots), phrase(alone, **slots),
                         head, r.steps, "", say, top=self.formula())
 
     def other_route(self):
@@ -236,16 +239,15 @@ class CausalMask(ClipScene):
         hidden = r.steps.mask != 0
         if not hidden.any():        # nothing to zero: the two routes are one
             page = side_by_side([probs, sums], buff=0.15)
-            return self.pages([((ROUTE_NONE[self.inputs["causal"]],), page, [[Appear(page)]],
-                                said(("route.none" if self.inputs["causal"] else "route.none.open",)))])
+            return self.pages([(phrase(ROUTE_NONE[self.inputs["causal"]]), page, [[Appear(page)]],
+                                [said("route.none" if self.inputs["causal"] else "route.none.open")])])
         zeroed = grid(book, "post_zeroed", post.zeroed, hidden=hidden, heat="weights", header="未来置零",
                       header_color=style.MASK, **cols)
         renorm = grid(book, "post_renormalised", post.renormalised, hidden=hidden, heat="weights",
                       row_labels=self.query_names, row_color=style.QUERY, header="每行 ÷ 剩余和",
                       header_color=style.VALUE, **cols)
         cut, route = shrink_words(book, post, hidden), route_words(book, r)
-        intro, tail = [("route.intro",), (shrink_key(post, hidden),)], route_say(book, r)
-        ending = said(*tail)
+        intro, tail = [said("route.intro"), said(shrink_key(post, hidden))], route_say(book, r)
         note = route_note(book, r)
         link, right = arrow(book), side_by_side([zeroed, sums], buff=0.15)
         top, top_ways = linked(probs, link, right, RowNames(book, zeroed, self.query_names, style.QUERY), gap=1.0)
@@ -254,41 +256,43 @@ class CausalMask(ClipScene):
         best(page, [lambda a=a, b=b: (a(), b(), page.arrange(DOWN, buff=0.5, aligned_edge=LEFT))
                     for a in top_ways for b in bottom_ways], legible(book, page))
         if fits(book, page):
-            return self.pages([((ROUTE["both"], cut, route), page,
+            return self.pages([(phrase(ROUTE["both"], cut=cut, route=route), page,
                                 [[Appear(probs)], [Appear(link), Appear(right)], [Appear(renorm)], [Appear(note)]],
-                                said(*intro, *tail))])
+                                intro + tail)])
         best(bottom, bottom_ways, legible(book, bottom))
-        last = ((ROUTE["end"], route), bottom, [[Appear(renorm)], [Appear(note)]], ending)
+        last = (phrase(ROUTE["end"], route=route), bottom, [[Appear(renorm)], [Appear(note)]], tail)
         best(top, top_ways, legible(book, top))
         if fits(book, top):
-            return self.pages([((ROUTE["start"], cut), top, [[Appear(probs)], [Appear(link), Appear(right)]], said(*intro)),
+            return self.pages([(phrase(ROUTE["start"], cut=cut), top, [[Appear(probs)], [Appear(link), Appear(right)]], intro),
                                last])
         top_ways[1]()
-        self.pages([((ROUTE["p"],), probs, [[Appear(probs)]], said(("route.p",))),
-                    ((ROUTE["zero"], cut), right, [[Appear(right)]], said(("route.zero",), intro[1])),
+        self.pages([(phrase(ROUTE["p"]), probs, [[Appear(probs)]], [said("route.p")]),
+                    (phrase(ROUTE["zero"], cut=cut), right, [[Appear(right)]], [said("route.zero"), intro[1]]),
                     last])
 
     def other_diagonal(self):
         r, book, causal = self.result, self.book, self.inputs["causal"]
         d = r.variant_diagonal
-        says, *slots = diagonal_words(book, r, causal)
+        says, slots = diagonal_words(book, r, causal)
         triu = book.index("variant_triu", d + self.inputs["cached"])
         head = book.compose(DIAGONAL_HEAD[d], triu)
         note = book.label("整行都是 −∞ 时，普通 softmax 得到 NaN：检查每行是否还留有可见的键。",
                           size=style.LABEL_SIZE, color=style.MUTED)
-        alone = (("A = softmax(S + M)：第 {} 行没有可见的键，得到 NaN。", slots[-1]) if d == 0 and len(r.variant_nan_rows)
-                 else ("A = softmax(S + M)：每行都还有可见的键，每行和为一。",))
+        alone = (phrase("A = softmax(S + M)：第 {} 行没有可见的键，得到 NaN。", slots["row"])
+                 if d == 0 and len(r.variant_nan_rows)
+                 else phrase("A = softmax(S + M)：每行都还有可见的键，每行和为 {one}。", one=book.const(1)))
         key = f"diag{d}." + ("nan" if len(r.variant_nan_rows if d == 0 else r.nan_rows) else "cached")
-        self.mask_pages((says, *slots), alone, head, r.variant, f"_diagonal{d}", ((key + ".m", *slots), (key + ".a",)),
-                        note=note)
+        self.mask_pages(phrase(says, **slots), alone, head, r.variant, f"_diagonal{d}",
+                        [said(key + ".m", **slots), said(key + ".a")], note=note)
 
     def causality_check(self):
         r, book, t = self.result, self.book, self.result.track
         verdict = book.compose(VERDICT[(r.verdict_on[t], r.verdict_off[t])], self.qname())
-        caption = (CHECK["whole"], verdict)
+        caption = phrase(CHECK["whole"], verdict)
         row, ch = r.changed_row, r.check_on
         changed, by = book.index("changed_row", row), book.fmt("delta", r.delta, style.decimals_for([r.delta]))
-        delta = book.text("只改第 {} 行：K、V 各加 {}", changed, by, size=style.LABEL_SIZE, color=style.ACCENT)
+        delta = book.text("只改第 {row} 行：K、V 各加 {delta}", row=changed, delta=by, size=style.LABEL_SIZE,
+                          color=style.ACCENT)
         n = range(len(self.queries))
         same = [[r.verdict_on[i] == "same", r.verdict_off[i] == "same"] for i in n]
         shifts = grid(book, [[f"shift_causal[{i}]", f"shift_open[{i}]"] for i in n],
@@ -308,20 +312,21 @@ class CausalMask(ClipScene):
         found = self.check_say(changed)
         if check_fits(book, left, right, shifts, z, note):
             return self.pages([(caption, VGroup(left, right), [[Appear(left)], [Appear(shifts)], [Appear(z), Appear(note)]],
-                                said(("check.ask",), ("check.change", changed, by), *found))])
+                                [said("check.ask"), said("check.change", row=changed, delta=by), *found])])
         # The inputs on a page of their own; the outputs stacked or side by side, or on two pages.
         right, low = stack(shifts, z, note, buff=0.45), stack(z, note, buff=0.45)
         best(right, [lambda: right.arrange(DOWN, buff=0.45),
                      lambda: (low.arrange(DOWN, buff=0.45), VGroup(shifts, low).arrange(RIGHT, buff=0.8, aligned_edge=UP))],
              legible(book, right))
-        first = (caption, left, [[Appear(left)]], said(("check.ask",), ("check.change", changed, by), ("check.rule",)))
-        after = (CHECK["after"], verdict)
+        first = (caption, left, [[Appear(left)]],
+                 [said("check.ask"), said("check.change", row=changed, delta=by), said("check.rule")])
+        after = phrase(CHECK["after"], verdict)
         if fits(book, right):
             return self.pages([first, (after, right, [[Appear(shifts)], [Appear(z), Appear(note)]],
-                                       said(*found, ("check.why",)))])
+                                       [*found, said("check.why")])])
         low.arrange(DOWN, buff=0.45)
-        self.pages([first, (after, shifts, [[Appear(shifts)]], said(*found)),
-                    (after, low, [[Appear(z), Appear(note)]], said(("check.why",)))])
+        self.pages([first, (after, shifts, [[Appear(shifts)]], found),
+                    (after, low, [[Appear(z), Appear(note)]], [said("check.why")])])
 
     def sees_last(self) -> bool:
         """Whether the tracked query may see the changed (last) key with the mask on."""
@@ -329,20 +334,21 @@ class CausalMask(ClipScene):
         return bool(compute.causal_mask(len(i["q"]), len(i["k"]), i["diagonal"], i["cached"])[t, -1] == 0)
 
     def check_say(self, changed) -> list[tuple]:
-        """What the check found for the tracked query, with the mask and without: (key, *slots)."""
+        """What the check found for the tracked query, with the mask and without: two sentences."""
         r, t, book = self.result, self.result.track, self.book
         on, off = r.verdict_on[t], r.verdict_off[t]
 
         def shift(name, value):          # a moved output's shift, drawn with four decimals
             return book.fmt(f"shift_{name}[{t}]", value)
         hidden = on == "same" and not self.sees_last()
-        found = [("on.nan", self.qname()) if on == "nan" else
-                 ("on.moved", self.qname(), changed, shift("causal", r.check_on.shift[t])) if on == "moved" else
-                 ("on.hidden" if hidden else "on.flat", self.qname(), changed)]
+        found = (said("on.nan", self.qname()) if on == "nan" else
+                 said("on.moved", query=self.qname(), row=changed, shift=shift("causal", r.check_on.shift[t]))
+                 if on == "moved" else said("on.hidden" if hidden else "on.flat", query=self.qname(), row=changed))
         if off in ("same", "nan"):
-            return found + [("off.flat" if off == "same" and found[0][0] == "on.flat" else "off." + off,)]
+            flat = off == "same" and on == "same" and not hidden
+            return [found, said("off.flat" if flat else "off." + off)]
         key = "off.leak" if hidden else "off.also" if on == "moved" else "off.moved"
-        return found + [(key, shift("open", r.check_off.shift[t]))]
+        return [found, said(key, shift("open", r.check_off.shift[t]))]
 
     def check_note(self):
         """Why an output is NaN (no visible key), or why the tracked one did not move although
@@ -380,11 +386,12 @@ class CausalMask(ClipScene):
     def cache_view(self):
         book, c, d = self.book, self.result.cache, self.inputs["diagonal"]
         n_c, first = book.index("cached", c.cached), book.index("cache_visible[0]", c.visible[0])
-        self.step(CACHE[self.inputs["causal"]], n_c, first)
+        self.step(CACHE[self.inputs["causal"]], cached=n_c, seen=first)
         full = not ((c.allowed == 0).any() or (c.fresh == 0).any())
-        view = ("cache.full" if full else f"cache.diag{d}", book.index("allowed_legend", 1), n_c, first)
-        for part in said(view) if self.inputs["causal"] else said(("cache.open",), view):
-            self.narrate(*part)
+        view = said("cache.full" if full else f"cache.diag{d}", allowed=book.index("allowed_legend", 1),
+                    cached=n_c, seen=first)
+        for template, slots, named in [view] if self.inputs["causal"] else [said("cache.open"), view]:
+            self.narrate(template, *slots, **named)
         self.clear_stage()
         fresh, cached, legend = cache_grids(book, c, d, n_c, first)
         both, ways = pair(fresh, cached, gap=1.0)

@@ -226,7 +226,7 @@ def cache_grids(book: NumberBook, c, diagonal: int, n_c: Shown, first: Shown) ->
                   row_labels=[book.index(f"cache_row[{n}]", p) for n, p in enumerate(c.positions)],
                   col_labels=[book.index(f"cache_key[{j}]", j) for j in range(c.allowed.shape[1])],
                   row_color=style.QUERY, col_color=style.KEY,
-                  header=book.compose("已缓存 {} 个位置：新块第一行看见 {} 个", n_c, first))
+                  header=book.compose("已缓存 {cached} 个位置：新块第一行看见 {seen} 个", cached=n_c, seen=first))
     for j in range(c.cached):
         cached.col_labels[j].set_color(style.MUTED)
     cached.frame_row(0, style.TRACK)
@@ -239,8 +239,10 @@ def cache_grids(book: NumberBook, c, diagonal: int, n_c: Shown, first: Shown) ->
 def shrink_words(book: NumberBook, post, hidden) -> Shown:
     """What zeroing the future does to the row sums, as this input has it."""
     rows = np.flatnonzero(hidden.any(-1))
-    return book.compose(SHRINK["none" if not len(rows) else "all" if len(post.shrunk_rows) == len(rows) else
-                               "underflow" if not len(post.shrunk_rows) else "some"])
+    if not len(rows):
+        return book.compose(SHRINK["none"])
+    case = "all" if len(post.shrunk_rows) == len(rows) else "underflow" if not len(post.shrunk_rows) else "some"
+    return book.compose(SHRINK[case], one=book.const(1))
 
 
 def rows_words(book: NumberBook, rows) -> Shown:
@@ -279,18 +281,19 @@ def route_note(book: NumberBook, r) -> VGroup:
     return VGroup(*lines).arrange(DOWN, aligned_edge=LEFT, buff=0.2)
 
 
-def diagonal_words(book: NumberBook, r, causal: bool) -> tuple:
-    """(template, *slots) for the step that shows the other choice of diagonal."""
+def diagonal_words(book: NumberBook, r, causal: bool) -> tuple[str, dict[str, Shown]]:
+    """(template, slots by name) for the step that shows the other choice of diagonal:
+    {diagonal}, and the {row} left with no visible key (or that keeps one now)."""
     d = r.variant_diagonal
     says = "open" if not causal else f"d{d}"
-    slots = [book.index("variant_diagonal", d)]
+    slots = {"diagonal": book.index("variant_diagonal", d)}
     if d == 1 and len(r.nan_rows):
-        return DIAGONAL[says + ".nan"], *slots, book.index("nan_row", r.nan_rows[0])
+        return DIAGONAL[says + ".nan"], {**slots, "row": book.index("nan_row", r.nan_rows[0])}
     if d == 1:
-        return DIAGONAL[says + ".cached"], *slots
+        return DIAGONAL[says + ".cached"], slots
     if len(r.variant_nan_rows):
-        return DIAGONAL[says + ".nan"], *slots, book.index("variant_nan_row", r.variant_nan_rows[0])
-    return DIAGONAL[says + ".cached"], *slots
+        return DIAGONAL[says + ".nan"], {**slots, "row": book.index("variant_nan_row", r.variant_nan_rows[0])}
+    return DIAGONAL[says + ".cached"], slots
 
 
 def check_fits(book: NumberBook, left: Mobject, right: VGroup, shifts: Mobject, z: Mobject, note: Mobject) -> bool:
@@ -303,23 +306,27 @@ def check_fits(book: NumberBook, left: Mobject, right: VGroup, shifts: Mobject, 
     return fits(book, page)
 
 
-def said(*parts: tuple) -> list[tuple]:
-    """[(template, *slots), ...]: NARRATION entries said one after another (one narrate() each);
-    each part is (key, *slots)."""
-    return [(NARRATION[key], *slots) for key, *slots in parts]
+def phrase(template: str, *slots: Shown, **named: Shown) -> tuple:
+    """A caption or a sentence: (template, slots in order, slots by name), for step() or narrate()."""
+    return template, slots, named
+
+
+def said(key: str, *slots: Shown, **named: Shown) -> tuple:
+    """The NARRATION entry `key` as a phrase (a step says a few, one narrate() each)."""
+    return phrase(NARRATION[key], *slots, **named)
 
 
 def route_say(book: NumberBook, r) -> list[tuple]:
-    """Step 3's last sentences as (key, *slots): the renormalised rows against the −∞ route,
-    the rows NaN on both, why the book masks first."""
+    """Step 3's last sentences: the renormalised rows against the −∞ route, the rows NaN on
+    both ({nan}), why the book masks first."""
     nan = book.compose(ROUTE_NAN, book.index("nan_row", r.nan_rows[0])) if len(r.nan_rows) else book.compose("")
     if len(r.post.underflow_rows):
-        part = ("route.underflow", rows_words(book, r.post.underflow_rows), nan)
+        part = said("route.underflow", rows=rows_words(book, r.post.underflow_rows), nan=nan)
     elif compute.route_agreement(r.route_gap) == "lost":
-        part = ("route.lost", book.fmt("route_gap", r.route_gap), nan)
+        part = said("route.lost", gap=book.fmt("route_gap", r.route_gap), nan=nan)
     else:
-        part = ("route." + compute.route_agreement(r.route_gap), nan)
-    return [part, ("route.why",)]
+        part = said("route." + compute.route_agreement(r.route_gap), nan=nan)
+    return [part, said("route.why")]
 
 
 def shrink_key(post, hidden) -> str:

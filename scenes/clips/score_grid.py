@@ -10,7 +10,7 @@ from manim import DOWN, RIGHT, UL, UP, FadeIn, LaggedStart, Transform, VGroup, W
 
 from scenes.clips.score_grid_parts import (FULL_SCALE, MIN_SCALE, WIDTH, Pages, align_columns,
                                            axis_names, batches, column_labels, falk, grid_decimals,
-                                           direct_says, grouped_bars, labelled_grid, legend, place_bars,
+                                           direct_says, grouped_bars, labelled_grid, legend, phrase, place_bars,
                                            projection_says, role_grid, row_caption, said, same_columns,
                                            scaling_says, scores_says, set_columns, short_names,
                                            variance_table)
@@ -29,7 +29,7 @@ SAYS = {"Q": "Q = X W_Q：查询，当前位置怎样查找相关信息。", "K"
 GIVEN_SAYS = {"Q": "Q：每行一个查询", "K": "K：与 Q 一样宽，才能点积", "V": "V：与 K 行数相同，每个键配一个值"}
 GIVEN_FIRST = {2: "直接给定 Q、K：查询与键的宽度必须相同，才能做点积。",
                3: "直接给定 Q、K、V：查询与键的宽度必须相同，才能做点积。"}
-GIVEN_MORE = {1: "直接给定的 {}。", 2: "直接给定的 {}；{}。"}     # a later page: one or two grids
+GIVEN_MORE = {1: "直接给定的 {first}。", 2: "直接给定的 {first}；{second}。"}     # a later page: one or two grids
 SQUARE = {True: "QKᵀ 是 [T, T]：第 i 行第 j 列 = qᵢ · kⱼ；行是查询，列是键。",
           False: "QKᵀ 是 [T_q, T_k]：第 i 行第 j 列 = qᵢ · kⱼ；行是查询，列是键。"}
 
@@ -122,14 +122,14 @@ class ScoreGrid(Pages, ClipScene):
                       row_labels=axis_names(book, self.inputs["tokens"], "x", len(r.x)))
         blocks = [self.projection_block(*role) for role in self.roles()]
         say = lambda page: projection_says(book, r, page)
-        says = [said((SAYS[b.name],), say(b.name)) for b in blocks]
+        says = [said(phrase(SAYS[b.name]), say(b.name)) for b in blocks]
         one = lambda m: (lambda s: VGroup(m))
-        options = [[(said(("引入三个可训练矩阵：Q = X W_Q，K = X W_K，V = X W_V。",), say("all")),
+        options = [[(said(phrase("引入三个可训练矩阵：Q = X W_Q，K = X W_K，V = X W_V。"), say("all")),
                      lambda s: falk(x, blocks, s))],
-                   [(said(("引入三个可训练矩阵，先看 Q = X W_Q：查询，当前位置怎样查找相关信息。",),
+                   [(said(phrase("引入三个可训练矩阵，先看 Q = X W_Q：查询，当前位置怎样查找相关信息。"),
                           say("first")) if n == 0 else c,    # blocks[0] is always Q
                      lambda s, b=b: falk(x, [b], s)) for n, (c, b) in enumerate(zip(says, blocks))],
-                   [(said(("引入三个可训练矩阵：Q、K、V 都由同一个输入 X 投影而来，X 每行一个位置。",), say("x")),
+                   [(said(phrase("引入三个可训练矩阵：Q、K、V 都由同一个输入 X 投影而来，X 每行一个位置。"), say("x")),
                      one(x))]
                    + [(c, one(b)) for c, b in zip(says, blocks)]]
         options.append(options[-1][:1] + [p for b, c in zip(blocks, says) for p in (
@@ -144,19 +144,19 @@ class ScoreGrid(Pages, ClipScene):
         d_in, d_k, d_v = (book.index(f"w{n}.shape[{a}]", getattr(r, "w" + n).shape[a])
                           for n, a in (("q", 0), ("q", 1), ("v", 1)))
         if name == "Q":
-            return "W_Q 把每行从 D_in = {} 维投影到 dₖ = {} 维。", d_in, d_k
+            return phrase("W_Q 把每行从 D_in = {d_in} 维投影到 dₖ = {d_k} 维。", d_in=d_in, d_k=d_k)
         if name == "K":
-            return "W_K 与 W_Q 同形：键与查询一样宽（dₖ = {}），才能做点积。", d_k
+            return phrase("W_K 与 W_Q 同形：键与查询一样宽（dₖ = {}），才能做点积。", d_k)
         if r.wv.shape[1] == r.wq.shape[1]:
-            return "W_V 把每行投影到 d_v = {} 维：本例与 dₖ 相同，一般定义中两者可以不同。", d_v
-        return "W_V 把每行投影到 d_v = {} 维：值的宽度可以与 dₖ = {} 不同。", d_v, d_k
+            return phrase("W_V 把每行投影到 d_v = {} 维：本例与 dₖ 相同，一般定义中两者可以不同。", d_v)
+        return phrase("W_V 把每行投影到 d_v = {d_v} 维：值的宽度可以与 dₖ = {d_k} 不同。", d_v=d_v, d_k=d_k)
 
     def shape_rule(self):
         """[T, D_in] . [D_in, d_k] -> [T, d_k], then the same with this input's sizes."""
         r, book = self.result, self.book
-        sizes = [book.coords(f"rule.{n}", a.shape) for n, a in (("x", r.x), ("wq", r.wq), ("q", r.q))]
+        x, w, q = (book.coords(f"rule.{n}", a.shape) for n, a in (("x", r.x), ("wq", r.wq), ("q", r.q)))
         return VGroup(book.math(r"[T, D_{in}] \cdot [D_{in}, d_k] \to [T, d_k]", size=34),
-                      book.text("：{} · {} → {}", *sizes, size=style.BODY_SIZE)).arrange(RIGHT, buff=0.2)
+                      book.text("：{x} · {w} → {q}", x=x, w=w, q=q, size=style.BODY_SIZE)).arrange(RIGHT, buff=0.2)
 
     def projection_block(self, values, w, name, w_name, color):
         """W above its product, columns over columns (the product sits under W, beside X)."""
@@ -187,8 +187,9 @@ class ScoreGrid(Pages, ClipScene):
         names = [n for _, _, n, _, _ in self.roles()]
         row = lambda run: (lambda s: VGroup(*run).arrange(RIGHT, buff=0.6 * s, aligned_edge=UP))
         run_names = lambda run: [names[grids.index(g)] for g in run]
-        more = lambda run: (GIVEN_MORE[len(run)], *[book.compose(GIVEN_SAYS[n]) for n in run_names(run)])
-        options = [[(said((GIVEN_FIRST[len(names)],) if n == 0 else more(run),
+        described = lambda run: [book.compose(GIVEN_SAYS[n]) for n in run_names(run)]
+        more = lambda run: phrase(GIVEN_MORE[len(run)], **dict(zip(("first", "second"), described(run))))
+        options = [[(said(phrase(GIVEN_FIRST[len(names)]) if n == 0 else more(run),
             direct_says(book, self.result, run_names(run), n == 0)), row(run))
             for n, run in enumerate(runs)]
             for runs in ([grids], batches(grids, WIDTH, 5.9, 0.6), [[g] for g in grids])]
@@ -218,7 +219,7 @@ class ScoreGrid(Pages, ClipScene):
 
     def fill_scores(self):
         r, book = self.result, self.book
-        caption = said((SQUARE[r.scores.shape[0] == r.scores.shape[1]],), scores_says(book, r))
+        caption = said(phrase(SQUARE[r.scores.shape[0] == r.scores.shape[1]]), scores_says(book, r))
         grid, bar, labels = self.score_heat("scores", r.scores, r.scores_range)
         head = book.math(r"S_{ij} = q_i \cdot k_j = \sum_r q_{i,r}\, k_{j,r}", size=36)
         tag = VGroup(book.math(r"QK^\top", color=style.ACCENT),
@@ -247,18 +248,19 @@ class ScoreGrid(Pages, ClipScene):
         r, book = self.result, self.book
         v = r.variance
         d_k = book.index("d_k", r.d_k)
-        caption = ("点积方差约为 dₖ，除以 √dₖ 把量级拉回一；本例 dₖ = {}，即一个头的宽度。", d_k)
+        caption = phrase("点积方差约为 dₖ，除以 √dₖ 把量级拉回 {one}；本例 dₖ = {d_k}，即一个头的宽度。",
+                         one=book.const(1), d_k=d_k)
         caption_one = said(caption, scaling_says(book, r, "one"))
         caption = said(caption, scaling_says(book, r, "table"))
         table = variance_table(book, v, r.own)
-        note = book.text("采样 {} 对单位方差 q、k，种子 {}", book.index("variance.samples", v.samples),
-                         book.index("seed", v.seed), size=style.LABEL_SIZE, color=style.MUTED)
+        note = book.text("采样 {samples} 对单位方差 q、k，种子 {seed}", samples=book.index("variance.samples", v.samples),
+                         seed=book.index("seed", v.seed), size=style.LABEL_SIZE, color=style.MUTED)
         left = VGroup(table, note).arrange(DOWN, buff=0.3)
         scale = book.fmt("scale", r.scale)
         root = book.math(r"\sqrt{d_k} = \sqrt{@} = @", d_k, scale, color=style.TRACK, size=36)
         grid, bar, labels = self.score_heat("scaled", r.scaled, r.scaled_range)
         tag = book.math(r"QK^\top / \sqrt{d_k}", color=style.ACCENT)
-        then = said(("每个分数除以 √dₖ = {}：缩放后的分数网格，行仍是查询，列仍是键。", scale),
+        then = said(phrase("每个分数除以 √dₖ = {}：缩放后的分数网格，行仍是查询，列仍是键。", scale),
                     scaling_says(book, r, "grid"))
 
         def right(cols, s):
@@ -307,7 +309,7 @@ class ScoreGrid(Pages, ClipScene):
         table = align_columns(grids, buff=0.12)
         bars = grouped_bars([r.weights_raw, r.weights_scaled], [style.MUTED, style.ACCENT], len(r.k))
         query = book.text("查询 {}", name, color=style.QUERY, size=style.BODY_SIZE)
-        line = book.text("最大权重：不缩放 {}　→　缩放后 {}", *peaks, color=style.TEXT)
+        line = book.text("最大权重：不缩放 {raw}　→　缩放后 {scaled}", raw=peaks[0], scaled=peaks[1], color=style.TEXT)
         caption = row_caption(book, r, name, peaks)
 
         def board(cols, s):

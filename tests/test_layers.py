@@ -57,8 +57,10 @@ def test_no_import_cycle():
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == {("a", "b", "c")}     # the check can fail
 
 
-def test_compute_and_the_kit_import_nothing_above_them():
+def test_no_layer_imports_one_above_it():
+    """compute, the kit and the clips import nothing above them (Clip, Option and the input
+    parsing are the kit's)."""
     known = modules()
     upward = [(m, d) for m, p in known.items() for d in imports(p, known)
-              if layer(m) <= LAYERS.index("scenes.kit") and layer(d) > layer(m)]
+              if layer(m) <= LAYERS.index("scenes.clips") and layer(d) > layer(m)]
     assert upward == []

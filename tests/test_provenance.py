@@ -88,3 +88,16 @@ def test_each_id_comes_from_where_torch_takes_it(shape, h):
             src = np.unravel_index(int(taken[idx]), layouts[before].shape)
             want = before + "".join(f"[{int(i)}]" for i in src)
             assert sources[after + "".join(f"[{i}]" for i in idx)].sources == (want,)
+
+
+def test_the_manifest_says_where_each_drawn_number_comes_from():
+    """causal-mask's and multihead's records carry `from` and `op`; every source is a step of the
+    same chain or an input of the clip (a source need not be drawn: the clip shows one row's
+    masked scores, and every row's weights)."""
+    from conftest import build
+    for clip, names, inputs in (("causal-mask", ("scores", "scaled", "masked", "weights", "output"), ("q", "k", "v")),
+                                ("multihead", ("split", "transposed", "back", "merged", "wrong"), ("start",))):
+        records = build(clip).manifest()["numbers"]
+        derived = [r for r in records if r["label"].split("[")[0] in names]
+        assert derived and all("from" in r and "op" in r for r in derived), clip
+        assert all(s.split("[")[0] in names + inputs for r in derived for s in r["from"]), clip

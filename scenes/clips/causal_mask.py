@@ -13,12 +13,12 @@ from scenes.clips.causal_mask_parts import (RowNames, arrow, best, cache_grids, 
                                             phrase, proxy, room, route_note, route_say, route_words, said,
                                             short, shrink_key, shrink_words, side_by_side, stack, vector_text)
 from scenes.clips.causal_mask_words import CACHE, CHECK, DIAGONAL_HEAD, FIVE, FLAT, MASK, ROUTE, ROUTE_NONE, VERDICT
-from scenes.compute import masking as compute
+from scenes.compute import masking as compute, provenance
 from scenes.kit import style
 from scenes.kit.anim import Appear
 from scenes.kit.base import ClipScene
-from scenes.pipeline.inputs import InputError, flag, integer, matrix, number, tokens
-from scenes.pipeline.registry import Clip, Option
+from scenes.kit.inputs import InputError, flag, integer, matrix, number, tokens
+from scenes.kit.clip import Clip, Option
 
 NARROW = 4          # a query at most this wide is written out in a line
 WITH_INPUTS = 0.75  # K and V stand beside the five-step table while it keeps this scale
@@ -66,6 +66,10 @@ class CausalMask(ClipScene):
             Option('cache-view', 'cached positions drawn in the cache view when --cached is 0'),
         ),
     )
+
+    def provenance(self) -> dict:
+        s = self.result.steps
+        return provenance.attention(len(s.q), len(s.k), s.q.shape[1], s.v.shape[1], s.mask != 0)
 
     def compute(self) -> compute.CausalLesson:
         i = self.inputs

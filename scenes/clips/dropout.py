@@ -16,8 +16,8 @@ from scenes.kit.anim import Appear, Vanish
 from scenes.kit.base import ClipScene
 from scenes.kit.layout import content_height, content_width, fit
 from scenes.kit.numbers import Shown
-from scenes.pipeline.inputs import InputError, integer, number, vector
-from scenes.pipeline.registry import Clip, Option
+from scenes.kit.inputs import InputError, integer, number, vector
+from scenes.kit.clip import Clip, Option
 
 TOP_Y = 2.75          # the mode line, under the title
 

@@ -16,8 +16,8 @@ from scenes.compute import exercises as compute
 from scenes.kit import style
 from scenes.kit.anim import Appear, Vanish
 from scenes.kit.base import ClipScene
-from scenes.pipeline.inputs import InputError, integer
-from scenes.pipeline.registry import Clip, Option
+from scenes.kit.inputs import InputError, integer
+from scenes.kit.clip import Clip, Option
 
 EXERCISES = ("3.1", "3.2", "3.3", "zeros", "shapes", "dim", "diagonal")   # book order
 BOOK_PARAMS = (768, 12)     # 3.3: GPT-2 small, D = 768, H = 12

@@ -18,8 +18,8 @@ from scenes.kit.anim import Appear
 from scenes.kit.base import ClipScene
 from scenes.kit.numbers import Shown
 from scenes.kit.layout import content_center, content_height, content_width, fit
-from scenes.pipeline.inputs import InputError, integer, number
-from scenes.pipeline.registry import Clip, Option
+from scenes.kit.inputs import InputError, integer, number
+from scenes.kit.clip import Clip, Option
 
 LIMITS = (("B", 1, 2), ("T", 2, 8), ("D", 1, 12))   # small enough to draw every position
 MAX_DELTA = 100.0

@@ -16,8 +16,8 @@ from scenes.kit.anim import Appear  # noqa: E402
 from scenes.kit.base import ClipScene  # noqa: E402
 from scenes.kit.layout import content_center, content_height, content_width, fit  # noqa: E402
 from scenes.kit.numbers import Shown  # noqa: E402
-from scenes.pipeline.inputs import InputError, integer  # noqa: E402
-from scenes.pipeline.registry import Clip, Option  # noqa: E402
+from scenes.kit.inputs import InputError, integer  # noqa: E402
+from scenes.kit.clip import Clip, Option  # noqa: E402
 
 LIMITS = {"B": 4, "T": 8, "D": 64}   # the running example stays legible up to these
 MAX_HEADS = 8

@@ -9,13 +9,13 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for plain `manim` runs
 
 from scenes.clips.multihead_parts import NARRATION, TensorView, error_card, info_lines, morph, shape_line
-from scenes.compute import heads as compute
+from scenes.compute import heads as compute, provenance
 from scenes.kit import style
 from scenes.kit.anim import Appear, Vanish
 from scenes.kit.base import ClipScene
 from scenes.kit.numbers import Shown
-from scenes.pipeline.inputs import InputError, flag, integer
-from scenes.pipeline.registry import Clip, Option
+from scenes.kit.inputs import InputError, flag, integer
+from scenes.kit.clip import Clip, Option
 
 AXES = {"start": ("B", "T", "D"), "split": ("B", "T", "H", "d"), "transposed": ("B", "H", "T", "d"),
         "back": ("B", "T", "H", "d"), "merged": ("B", "T", "D"), "wrong": ("B", "T", "D")}
@@ -67,6 +67,9 @@ class Multihead(ClipScene):
             Option('error-heads', "the last step's example: H, from 2 to 4"),
         ),
     )
+
+    def provenance(self) -> dict:
+        return provenance.head_layouts(self.result.layouts)
 
     def compute(self) -> compute.HeadTrack:
         i = self.inputs

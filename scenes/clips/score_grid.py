@@ -18,8 +18,8 @@ from scenes.compute import scores as compute
 from scenes.kit import lang, style
 from scenes.kit.anim import Appear
 from scenes.kit.base import ClipScene
-from scenes.pipeline.inputs import InputError, integer, matrix, tokens
-from scenes.pipeline.registry import Clip, Option
+from scenes.kit.inputs import InputError, integer, matrix, tokens
+from scenes.kit.clip import Clip, Option
 
 ROLES = (("q", "wq", "Q", "W_Q", style.QUERY), ("k", "wk", "K", "W_K", style.KEY),
          ("v", "wv", "V", "W_V", style.VALUE))

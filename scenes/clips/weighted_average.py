@@ -17,8 +17,8 @@ from scenes.kit.base import ClipScene
 from scenes.kit.grids import MatrixGrid
 from scenes.kit.layout import content_center, content_height, fit
 from scenes.kit.numbers import Shown
-from scenes.pipeline.inputs import integer, matrix, tokens
-from scenes.pipeline.registry import Clip, Option
+from scenes.kit.inputs import integer, matrix, tokens
+from scenes.kit.clip import Clip, Option
 
 NAME_FITS = 1.1       # a name wider than this is tagged x_j on arrows and column heads
 PLANE_X, TABLE_X = -3.2, 3.6   # the plane left, its table right

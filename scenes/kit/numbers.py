@@ -158,7 +158,7 @@ class NumberBook:
         """Fill a digit-free template's slots with texts the book made: {} in order, or named
         ones ({p}, {d_in}) given by name (no other brace is special). The template is said in
         the current language (scenes/kit/lang.py); a translation uses exactly its source's
-        names, or numbers its {} slots ({1} ... {0}) where its word order differs."""
+        names (a {} template may still number its slots {1} ... {0}; the catalogue has none)."""
         typed = numerals(NAMED.sub("", template))          # a slot's name may hold a digit: {dim0}
         if typed:
             raise TypedNumberError(f"{typed} typed in {template!r}: numbers come from the compute "

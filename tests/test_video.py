@@ -5,11 +5,14 @@ recorded text; an animation that ends short, or one that is dropped, is caught (
 VIDEO_CLIPS=all (environment) reads back every clip at 480p instead of the cheapest one.
 """
 import os
+import subprocess
+import sys
 
+import numpy as np
 import pytest
 from manim.animation.animation import prepare_animation
 
-from conftest import build, inputs_for, manifest
+from conftest import ROOT, build, inputs_for, manifest
 from pixels import number_problems
 from scenes.kit import lang as language
 from scenes.kit.base import ClipScene
@@ -24,13 +27,28 @@ READ_BACK = list(specs()) if WANTED == "all" else WANTED.split(",")
 
 
 @pytest.fixture(scope="module")
-def fast():
-    """Each clip's fast-path frames at the tiny size, built once for the module."""
+def fast(tmp_path_factory):
+    """Each clip's fast-path frames at the tiny size, built once for the module: fresh=True in a
+    process of their own, as the chapter's renders are (in the suite's long-lived worker the fast
+    frames of causal-mask, dropout and multihead came out different after other files' tests had
+    run there; not reproduced in a fresh process: see the notes of 2026-12-01); else in this
+    process, as the renders this module makes itself."""
     cache = {}
+    folder = tmp_path_factory.mktemp("fast")
 
-    def frames(clip, lang="zh"):
+    def frames(clip, lang="zh", fresh=False):
+        if not fresh:
+            if (clip, lang, fresh) not in cache:
+                cache[clip, lang, fresh] = build(clip, frames=True, frame_size=TINY, lang=lang).frames
+            return cache[clip, lang, fresh]
         if (clip, lang) not in cache:
-            cache[clip, lang] = build(clip, frames=True, frame_size=TINY, lang=lang).frames
+            target = folder / f"{clip}.{lang}.npz"
+            code = ("import sys, numpy; sys.path[:0] = ['tests', '.']; from conftest import build; "
+                    f"f = build({clip!r}, frames=True, frame_size={TINY!r}, lang={lang!r}).frames; "
+                    f"numpy.savez_compressed({str(target)!r}, *f)")
+            subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, capture_output=True)
+            with np.load(target) as saved:
+                cache[clip, lang] = [saved[f"arr_{n}"] for n in range(len(saved.files))]
         return cache[clip, lang]
     return frames
 
@@ -49,7 +67,7 @@ def test_the_mp4_ends_every_step_on_the_fast_paths_frame(clip, tiny_chapter, fas
     is the still of that step, the video lasts to the last step's end, and the step videos
     tile it at the steps' ends and end on the same frames."""
     m = manifest(tiny_chapter / f"{clip}.numbers.json")
-    frames = fast(clip)
+    frames = fast(clip, fresh=True)
     problems = video_problems(tiny_chapter / f"{clip}.mp4", m, frames)
     problems += section_problems(tiny_chapter / f"{clip}.sections", m, frames)
     with capsys.disabled():

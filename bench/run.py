@@ -2,6 +2,7 @@
 """Render-speed benchmark: medians (with min and max) over repeated runs, one JSON.
 
   .venv/bin/python bench/run.py [--repeats 3] [--qualities low,high] [--out bench/results.json]
+  .venv/bin/python bench/run.py --only holds [--holds weighted-average,causal-mask] [--quality high]
 
 Measures, on this machine:
   - each clip and the whole chapter: wall time / video duration, at 480p15 and 1080p60;
@@ -9,7 +10,9 @@ Measures, on this machine:
     DecimalNumber, faded in and re-added, against ours (MatrixGrid, glyph-set numbers, Appear);
   - the encode floor: re-encoding a clip's own frames alone (decode+encode minus decode);
   - --dry-run per clip (start-up included) and an unchanged re-render of the chapter;
-  - peak memory (max RSS of the render and its children).
+  - peak memory (max RSS of the render and its children);
+  - holds before/after (scenes/pipeline/holds.py): each clip rendered with Manim's per-frame
+    holds (HOLDS_MODE=frames) and with ours, one after the other in every repeat.
 Timing is measured here only; tests never assert on time.
 """
 import argparse
@@ -36,14 +39,18 @@ CLIPS = list(specs())
 FIRST = CLIPS[0]          # the encode floor and the naive baseline use the chapter's first clip
 
 
-def timed(cmd):
-    """Wall seconds and peak RSS (MiB, the process and its children) of one command."""
+def timed(cmd, env=None, cpu=False):
+    """Wall seconds and peak RSS (MiB, the process and its children) of one command
+    (and, with cpu=True, its user+system CPU seconds); env: variables added to ours."""
     start = time.monotonic()
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            env={**os.environ, **(env or {})})
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.monotonic() - start
     if status:
         raise RuntimeError(f"{' '.join(cmd)}: {proc.stderr.read().decode()[-500:]}")
+    if cpu:
+        return wall, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
     return wall, usage.ru_maxrss / 1024
 
 
@@ -123,6 +130,35 @@ def naive_vs_ours(quality, repeats, scratch):
     return out
 
 
+def holds_before_after(clips, quality, repeats, scratch):
+    """Render time / video duration with Manim's holds (every held frame converted and
+    encoded: HOLDS_MODE=frames) and with ours (drawn once, 12 frames encoded, the rest copies),
+    the two one after the other in each repeat so that both see the same machine; `speedup`
+    is the median of the per-repeat ratios before/after (wall and CPU)."""
+    out = {}
+    for clip in clips:
+        runs = {"frames": [], "copy": []}
+        for _ in range(repeats):
+            for hold in runs:
+                folder = Path(tempfile.mkdtemp(dir=scratch))
+                wall, rss, cpu = timed([PY, "render.py", clip, "--quality", quality, "--out", str(folder)],
+                                       env={"HOLDS_MODE": hold}, cpu=True)
+                length = duration(folder / f"{clip}.mp4")
+                runs[hold].append((wall / length, cpu / length, rss))
+                shutil.rmtree(folder, ignore_errors=True)
+        pairs = list(zip(runs["frames"], runs["copy"]))
+        out[clip] = {"seconds_of_video": round(length, 2),
+                     "before": {"ratio": summary([r[0] for r in runs["frames"]]),
+                                "cpu_ratio": summary([r[1] for r in runs["frames"]]),
+                                "peak_mib": round(max(r[2] for r in runs["frames"]))},
+                     "after": {"ratio": summary([r[0] for r in runs["copy"]]),
+                               "cpu_ratio": summary([r[1] for r in runs["copy"]]),
+                               "peak_mib": round(max(r[2] for r in runs["copy"]))},
+                     "speedup": round(statistics.median(b[0] / a[0] for b, a in pairs), 2),
+                     "cpu_speedup": round(statistics.median(b[1] / a[1] for b, a in pairs), 2)}
+    return out
+
+
 def dry_runs(repeats, scratch):
     out = {}
     for clip in CLIPS:
@@ -145,9 +181,26 @@ def main():
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--qualities", default="low,high")
     parser.add_argument("--out", default=str(ROOT / "bench" / "results.json"))
+    parser.add_argument("--only", choices=["holds"], help="holds: only the holds before/after, "
+                        "written into --out beside the other figures")
+    parser.add_argument("--holds", default="weighted-average,causal-mask", help="clips for the holds before/after")
+    parser.add_argument("--quality", default="high", help="quality of the holds before/after")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     scratch = Path(tempfile.mkdtemp(prefix="bench-"))
+    if args.only == "holds":
+        try:
+            held = holds_before_after(args.holds.split(","), args.quality, args.repeats, scratch)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        path = Path(args.out)
+        results = json.loads(path.read_text()) if path.exists() else {}
+        results.setdefault("holds", {})[args.quality] = {
+            "date": datetime.date.today().isoformat(), "machine": machine(), "repeats": args.repeats,
+            "clips": held}
+        path.write_text(json.dumps(results, indent=1) + "\n")
+        print(json.dumps(results["holds"][args.quality], indent=1))
+        return
     results = {"date": datetime.date.today().isoformat(), "machine": machine(),
                "repeats": args.repeats, "render": {}, "encode_floor": {}, "naive": {}}
     try:
@@ -161,6 +214,8 @@ def main():
                 "clip": FIRST, "floor_ratio": round(floor / duration(sample), 3),
                 "render_over_floor": round(clip * duration(sample) / floor, 2)}
             results["naive"][quality] = naive_vs_ours(quality, args.repeats, scratch)
+            results.setdefault("holds", {})[quality] = {"clips": holds_before_after(
+                args.holds.split(","), quality, args.repeats, scratch)}
             for old in scratch.iterdir():
                 shutil.rmtree(old, ignore_errors=True)
             Path(args.out).write_text(json.dumps(results, indent=1) + "\n")   # keep what is done

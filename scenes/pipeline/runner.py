@@ -13,6 +13,7 @@ from manim import config, tempconfig
 
 from scenes.kit import lang as language
 from scenes.kit.layout import frame
+from scenes.pipeline import holds
 from scenes.pipeline.files import srt_text, srt_time, stem, write_atomic  # noqa: F401  (re-exported)
 from scenes.pipeline.inputs import InputError, manifest_inputs
 from scenes.pipeline.registry import scene as scene_class
@@ -125,7 +126,7 @@ def render_clip(clip: str, inputs: dict, quality: str = "high", fmt: str = "mp4"
             raise
         with checked_config(manim_settings(work, clip, quality, fmt, dry_run, sections)):
             scene = scene_cls(inputs=inputs, stop_after_step=step, skip_animations=dry_run, pace=pace,
-                              recordings=recordings)
+                              recordings=recordings, renderer=holds.renderer(dry_run))
             scene.render()
             shape = frame()
         keep_tex(work, clip)
@@ -179,7 +180,7 @@ def render_title(clip: str, quality: str = "high", out: str | Path = "media",
     work = Path(tempfile.mkdtemp(prefix=f".title-{clip}-", dir=target))
     try:
         with checked_config(manim_settings(work, clip, quality, "mp4")):
-            card = TitleCard(scene_class(clip).spec)
+            card = TitleCard(scene_class(clip).spec, renderer=holds.renderer())
             card.render()
             shape = frame()
         keep_tex(work, clip)

@@ -8,10 +8,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for plain `manim
 import numpy as np
 from manim import DOWN, LEFT, ORIGIN, RIGHT, UP, VGroup, Write
 
-from scenes.clips.causal_mask_parts import (RowNames, arrow, best, cache_grids, changed_proxy, check_fits, column,
-                                            diagonal_words, fits, grid, keeps_contract, legible, line, linked, pair, place,
-                                            phrase, proxy, room, route_note, route_say, route_words, said,
-                                            short, shrink_key, shrink_words, side_by_side, stack, vector_text)
+from scenes.clips.causal_mask_parts import (AREA, cache_grids, changed_proxy, check_fits, column, diagonal_words,
+                                            grid, line, route_note, route_say, route_words, said, short, shrink_key,
+                                            shrink_words, vector_text)
 from scenes.clips.causal_mask_words import CACHE, CHECK, DIAGONAL_HEAD, FIVE, FLAT, MASK, ROUTE, ROUTE_NONE, VERDICT
 from scenes.compute import masking as compute, provenance
 from scenes.kit import style
@@ -19,6 +18,8 @@ from scenes.kit.anim import Appear
 from scenes.kit.base import ClipScene
 from scenes.kit.inputs import InputError, flag, integer, matrix, number, tokens
 from scenes.kit.clip import Clip, Option
+from scenes.kit.blocks import RowNames, arrow, linked, pair, proxy, row_of, stack
+from scenes.kit.page import Page, choose, fits, keeps_contract, needed, phrase, turn
 
 NARROW = 4          # a query at most this wide is written out in a line
 WITH_INPUTS = 0.75  # K and V stand beside the five-step table while it keeps this scale
@@ -110,14 +111,7 @@ class CausalMask(ClipScene):
         """Each page is a step: (caption, group, [[animations], ...], narration) played in order;
         the caption and each sentence of the narration are phrases (template, slots, named slots);
         the animations may come from a function, called once the group is in place."""
-        for (template, slots, named), group, order, say in pages:
-            self.step(template, *slots, **named)
-            for template, slots, named in say:
-                self.narrate(template, *slots, **named)
-            self.clear_stage()
-            place(group)
-            for anims in order() if callable(order) else order:
-                self.play(*anims)
+        turn(self, [Page(caption, group, order, say) for caption, group, order, say in pages], AREA)
 
     def input_grid(self, name, label, values, color, changed=None, names=None):
         mob = grid(self.book, label, values, style.decimals_for(values), row_labels=names or self.keys,
@@ -133,13 +127,13 @@ class CausalMask(ClipScene):
         a = grid(book, f"weights{suffix}", steps.weights, hidden=steps.mask != 0, heat="weights",
                  col_labels=self.key_names, col_color=style.KEY, header="A = softmax(S + M)")
         sums = column(book, f"row_sums{suffix}", steps.row_sums, col_labels=["行和"], col_color=style.ACCENT)
-        weights, names, link = side_by_side([a, sums], buff=0.15), RowNames(book, a, self.query_names, style.QUERY), arrow(book)
+        weights, names, link = row_of([a, sums], buff=0.15), RowNames(book, a, self.query_names, style.QUERY), arrow(book)
         group, ways = linked(m, link, weights, names)
         page = VGroup(*[p for p in (top, group, note) if p is not None])
-        best(page, [lambda w=w: (w(), page.arrange(DOWN, buff=0.45)) for w in ways], legible(book, page))
+        choose(page, [lambda w=w: (w(), page.arrange(DOWN, buff=0.45)) for w in ways], AREA, needed(book, page))
         intro = [[Write(top)]] if top is not None else []
         ending = [[Appear(note)]] if note is not None else []
-        if fits(book, page):
+        if fits(book, page, AREA):
             return self.pages([(whole, page, intro + [[Appear(m)], [Appear(link), Appear(weights)]] + ending, say)])
         ways[0]()
         names.attach(weights)
@@ -183,21 +177,21 @@ class CausalMask(ClipScene):
                    header=name if wide else None, header_color=style.ACCENT)
         names = RowNames(book, table[0], self.keys, style.KEY)
         names.attach(table[0])
-        trial = VGroup(proxy(s.k, style.decimals_for(s.k)), side_by_side(table, buff=0.2),
+        trial = VGroup(proxy(s.k, style.decimals_for(s.k)), row_of(table, buff=0.2),
                        proxy(s.v, style.decimals_for(s.v))).arrange(RIGHT, buff=0.2)
         page = stack(query, trial, seen, note, out, buff=0.3)
         k = v = VGroup()
-        if room(page) >= max(WITH_INPUTS, legible(book, page)):     # K and V beside the table
+        if AREA.room(page) >= max(WITH_INPUTS, needed(book, page)):     # K and V beside the table
             names.detach(table[0])
             k = self.input_grid("K", "k", s.k, style.KEY)
             v = grid(book, "v", s.v, style.decimals_for(s.v), header="V", header_color=style.VALUE)
-        grids = side_by_side([g for g in (k, *table, v) if len(g)], buff=0.2)
+        grids = row_of([g for g in (k, *table, v) if len(g)], buff=0.2)
         page = stack(query, grids, seen, note, out, buff=0.3)
         upper, lower = VGroup(query, grids), VGroup(*[m for m in (seen, note, out) if m.family_members_with_points()])
-        if not keeps_contract(book, page):   # too tall: the sums and the output beside the table, or a page of their own
-            best(page, [lambda: page.arrange(DOWN, buff=0.3),
+        if not keeps_contract(book, page, AREA):   # too tall: the sums and the output beside the table, or a page of their own
+            choose(page, [lambda: page.arrange(DOWN, buff=0.3),
                         lambda: (upper.arrange(DOWN, buff=0.3), lower.arrange(DOWN, buff=0.3),
-                                 VGroup(upper, lower).arrange(RIGHT, buff=0.6))], legible(book, page))
+                                 VGroup(upper, lower).arrange(RIGHT, buff=0.6))], AREA, needed(book, page))
         dim = [v.row(j) for j in range(len(s.k)) if hidden[j]] if len(v) else []
         keys, opening = book.index("keys", len(s.k)), (said("five.scale", query=self.qname(), scale=divisor)
                                                        if i["scale"] else said("five.raw", self.qname()))
@@ -212,7 +206,7 @@ class CausalMask(ClipScene):
 
         def last():
             return [[Appear(seen), Appear(note)], [Appear(out), *[m.animate.set_opacity(0.3) for m in dim]]]
-        if keeps_contract(book, page):
+        if keeps_contract(book, page, AREA):
             return self.pages([(caption, page, lambda: first() + last(), say)])
         upper.arrange(DOWN, buff=0.3)
         lower.arrange(DOWN, buff=0.3)
@@ -242,7 +236,7 @@ class CausalMask(ClipScene):
                       col_color=style.ACCENT)
         hidden = r.steps.mask != 0
         if not hidden.any():        # nothing to zero: the two routes are one
-            page = side_by_side([probs, sums], buff=0.15)
+            page = row_of([probs, sums], buff=0.15)
             return self.pages([(phrase(ROUTE_NONE[self.inputs["causal"]]), page, [[Appear(page)]],
                                 [said("route.none" if self.inputs["causal"] else "route.none.open")])])
         zeroed = grid(book, "post_zeroed", post.zeroed, hidden=hidden, heat="weights", header="未来置零",
@@ -253,20 +247,20 @@ class CausalMask(ClipScene):
         cut, route = shrink_words(book, post, hidden), route_words(book, r)
         intro, tail = [said("route.intro"), said(shrink_key(post, hidden))], route_say(book, r)
         note = route_note(book, r)
-        link, right = arrow(book), side_by_side([zeroed, sums], buff=0.15)
+        link, right = arrow(book), row_of([zeroed, sums], buff=0.15)
         top, top_ways = linked(probs, link, right, RowNames(book, zeroed, self.query_names, style.QUERY), gap=1.0)
         bottom, bottom_ways = pair(renorm, note, edge=ORIGIN)
         page = VGroup(top, bottom)
-        best(page, [lambda a=a, b=b: (a(), b(), page.arrange(DOWN, buff=0.5, aligned_edge=LEFT))
-                    for a in top_ways for b in bottom_ways], legible(book, page))
-        if fits(book, page):
+        choose(page, [lambda a=a, b=b: (a(), b(), page.arrange(DOWN, buff=0.5, aligned_edge=LEFT))
+                    for a in top_ways for b in bottom_ways], AREA, needed(book, page))
+        if fits(book, page, AREA):
             return self.pages([(phrase(ROUTE["both"], cut=cut, route=route), page,
                                 [[Appear(probs)], [Appear(link), Appear(right)], [Appear(renorm)], [Appear(note)]],
                                 intro + tail)])
-        best(bottom, bottom_ways, legible(book, bottom))
+        choose(bottom, bottom_ways, AREA, needed(book, bottom))
         last = (phrase(ROUTE["end"], route=route), bottom, [[Appear(renorm)], [Appear(note)]], tail)
-        best(top, top_ways, legible(book, top))
-        if fits(book, top):
+        choose(top, top_ways, AREA, needed(book, top))
+        if fits(book, top, AREA):
             return self.pages([(phrase(ROUTE["start"], cut=cut), top, [[Appear(probs)], [Appear(link), Appear(right)]], intro),
                                last])
         top_ways[1]()
@@ -319,13 +313,13 @@ class CausalMask(ClipScene):
                                 [said("check.ask"), said("check.change", row=changed, delta=by), *found])])
         # The inputs on a page of their own; the outputs stacked or side by side, or on two pages.
         right, low = stack(shifts, z, note, buff=0.45), stack(z, note, buff=0.45)
-        best(right, [lambda: right.arrange(DOWN, buff=0.45),
+        choose(right, [lambda: right.arrange(DOWN, buff=0.45),
                      lambda: (low.arrange(DOWN, buff=0.45), VGroup(shifts, low).arrange(RIGHT, buff=0.8, aligned_edge=UP))],
-             legible(book, right))
+             AREA, needed(book, right))
         first = (caption, left, [[Appear(left)]],
                  [said("check.ask"), said("check.change", row=changed, delta=by), said("check.rule")])
         after = phrase(CHECK["after"], verdict)
-        if fits(book, right):
+        if fits(book, right, AREA):
             return self.pages([first, (after, right, [[Appear(shifts)], [Appear(z), Appear(note)]],
                                        [*found, said("check.why")])])
         low.arrange(DOWN, buff=0.45)
@@ -379,7 +373,7 @@ class CausalMask(ClipScene):
             k = self.input_grid("K′", "k_changed", ch.k_changed, style.KEY, row, self.key_names)
             v = self.input_grid("V′", "v_changed", ch.v_changed, style.VALUE, row, self.key_names)
             v.remove(v.row_labels)
-            return stack(side_by_side([k, v], buff=0.4), delta, buff=0.35)
+            return stack(row_of([k, v], buff=0.4), delta, buff=0.35)
         k, v = (line(book, f"{name}[{row}]", values[row], decimals=style.decimals_for(values),
                      row_labels=[self.key_names[row]], row_color=style.KEY, header=head, header_color=color)
                 .frame_row(0, style.ACCENT, kind="changed")
@@ -400,7 +394,7 @@ class CausalMask(ClipScene):
         fresh, cached, legend = cache_grids(book, c, d, n_c, first)
         both, ways = pair(fresh, cached, gap=1.0)
         page = VGroup(both, legend)
-        best(page, [lambda w=w: (w(), page.arrange(DOWN, buff=0.5)) for w in ways], legible(book, page))
-        place(page)
+        choose(page, [lambda w=w: (w(), page.arrange(DOWN, buff=0.5)) for w in ways], AREA, needed(book, page))
+        AREA.place(page)
         self.play(Appear(fresh))
         self.play(Appear(cached), Appear(legend))

@@ -8,8 +8,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for plain `manim
 import numpy as np
 from manim import DOWN, RIGHT, UL, UP, FadeIn, LaggedStart, Transform, VGroup, Write
 
-from scenes.clips.score_grid_parts import (FULL_SCALE, MIN_SCALE, WIDTH, Pages, align_columns,
-                                           axis_names, batches, column_labels, falk, grid_decimals,
+from scenes.clips.score_grid_parts import (AREA, FULL_SCALE, MIN_SCALE, WIDTH, align_columns,
+                                           axis_names, column_labels, falk, grid_decimals,
                                            direct_says, grouped_bars, labelled_grid, legend, phrase, place_bars,
                                            projection_says, role_grid, row_caption, said, same_columns,
                                            scaling_says, scores_says, set_columns, short_names,
@@ -20,6 +20,8 @@ from scenes.kit.anim import Appear
 from scenes.kit.base import ClipScene
 from scenes.kit.inputs import InputError, integer, matrix, tokens
 from scenes.kit.clip import Clip, Option
+from scenes.kit.blocks import batches
+from scenes.kit.page import Area, Page, plan, turn
 
 ROLES = (("q", "wq", "Q", "W_Q", style.QUERY), ("k", "wk", "K", "W_K", style.KEY),
          ("v", "wv", "V", "W_V", style.VALUE))
@@ -70,7 +72,7 @@ def rules(raw: dict) -> dict:
             "tokens": tokens(labels, len(q))}
 
 
-class ScoreGrid(Pages, ClipScene):
+class ScoreGrid(ClipScene):
     spec = Clip(
         name="score-grid", section="4.2", title="为什么拆成查询、键和值",
         summary="4.2–4.3 Q、K、V 投影，QKᵀ 分数网格与 √d_k 缩放",
@@ -124,19 +126,19 @@ class ScoreGrid(Pages, ClipScene):
         say = lambda page: projection_says(book, r, page)
         says = [said(phrase(SAYS[b.name]), say(b.name)) for b in blocks]
         one = lambda m: (lambda s: VGroup(m))
-        options = [[(said(phrase("引入三个可训练矩阵：Q = X W_Q，K = X W_K，V = X W_V。"), say("all")),
-                     lambda s: falk(x, blocks, s))],
-                   [(said(phrase("引入三个可训练矩阵，先看 Q = X W_Q：查询，当前位置怎样查找相关信息。"),
-                          say("first")) if n == 0 else c,    # blocks[0] is always Q
-                     lambda s, b=b: falk(x, [b], s)) for n, (c, b) in enumerate(zip(says, blocks))],
-                   [(said(phrase("引入三个可训练矩阵：Q、K、V 都由同一个输入 X 投影而来，X 每行一个位置。"), say("x")),
-                     one(x))]
-                   + [(c, one(b)) for c, b in zip(says, blocks)]]
+        options = [[Page(said(phrase("引入三个可训练矩阵：Q = X W_Q，K = X W_K，V = X W_V。"), say("all")),
+                          lambda s: falk(x, blocks, s))],
+                   [Page(said(phrase("引入三个可训练矩阵，先看 Q = X W_Q：查询，当前位置怎样查找相关信息。"),
+                              say("first")) if n == 0 else c,    # blocks[0] is always Q
+                         lambda s, b=b: falk(x, [b], s)) for n, (c, b) in enumerate(zip(says, blocks))],
+                   [Page(said(phrase("引入三个可训练矩阵：Q、K、V 都由同一个输入 X 投影而来，X 每行一个位置。"), say("x")),
+                         one(x))]
+                   + [Page(c, one(b)) for c, b in zip(says, blocks)]]
         options.append(options[-1][:1] + [p for b, c in zip(blocks, says) for p in (
-            (said(self.w_says(b.name), say(b.w_name)), one(b.w)), (c, one(b.out)))])
-        plan = self.plan(options, top)
-        self.turn_pages(plan, self.show_part, top, keep=[rule],
-                        first=lambda: self.play(Appear(rule)))
+            Page(said(self.w_says(b.name), say(b.w_name)), one(b.w)), Page(c, one(b.out)))])
+        area = Area(WIDTH, top=top)
+        turn(self, plan(book, options, area, [MIN_SCALE] * len(options)), area, self.show_part, keep=[rule],
+             first=lambda: self.play(Appear(rule)), clear_time=0.4)
 
     def w_says(self, name):
         """The caption of W_Q, W_K or W_V shown alone, with this input's widths."""
@@ -189,11 +191,12 @@ class ScoreGrid(Pages, ClipScene):
         run_names = lambda run: [names[grids.index(g)] for g in run]
         described = lambda run: [book.compose(GIVEN_SAYS[n]) for n in run_names(run)]
         more = lambda run: phrase(GIVEN_MORE[len(run)], **dict(zip(("first", "second"), described(run))))
-        options = [[(said(phrase(GIVEN_FIRST[len(names)]) if n == 0 else more(run),
-            direct_says(book, self.result, run_names(run), n == 0)), row(run))
-            for n, run in enumerate(runs)]
-            for runs in ([grids], batches(grids, WIDTH, 5.9, 0.6), [[g] for g in grids])]
-        self.turn_pages(self.plan(options), lambda m: self.play(Appear(m), run_time=0.6))
+        options = [[Page(said(phrase(GIVEN_FIRST[len(names)]) if n == 0 else more(run),
+                              direct_says(book, self.result, run_names(run), n == 0)), row(run))
+                    for n, run in enumerate(runs)]
+                   for runs in ([grids], batches(grids, WIDTH, 5.9, 0.6, MIN_SCALE), [[g] for g in grids])]
+        turn(self, plan(book, options, AREA, [MIN_SCALE] * len(options)), AREA,
+             lambda m: self.play(Appear(m), run_time=0.6), clear_time=0.4)
 
     # -- steps 2 and 3: QK^T and its scaled form as heat grids
     def score_heat(self, name, values, low_high):
@@ -231,12 +234,12 @@ class ScoreGrid(Pages, ClipScene):
             return VGroup(VGroup(grid, tag).arrange(DOWN, buff=0.25 * s), bar).arrange(RIGHT, buff=0.5 * s)
         options, needs = [], []
         for n, cols in enumerate(labels):       # the caption states the formula when it is left out
-            options += [[(caption, lambda s, c=cols: VGroup(head, body(c, s)).arrange(DOWN, buff=0.3 * s))],
-                        [(caption, lambda s, c=cols: VGroup(body(c, s)))]]
+            options += [[Page(caption, lambda s, c=cols: VGroup(head, body(c, s)).arrange(DOWN, buff=0.3 * s))],
+                        [Page(caption, lambda s, c=cols: VGroup(body(c, s)))]]
             needs += [FULL_SCALE if n + 1 < len(labels) else MIN_SCALE] * 2
-        plan = self.plan(options, needs=needs)
-        self.turn_pages(plan, lambda m: None)
-        if any(plan[0] is o for o in options[::2]):
+        pages = plan(book, options, AREA, needs)
+        turn(self, pages, AREA, lambda m: None, clear_time=0.4)
+        if any(pages[0] is o[0] for o in options[::2]):
             self.play(Write(head))
         self.play(Appear(grid.row_labels), Appear(grid.col_labels), Appear(tag), Appear(grid.corner))
         for i in range(grid.n_rows):
@@ -267,14 +270,14 @@ class ScoreGrid(Pages, ClipScene):
             set_columns(grid, cols, s)
             return VGroup(root, VGroup(VGroup(grid, tag).arrange(DOWN, buff=0.25 * s), bar)
                           .arrange(RIGHT, buff=0.4 * s)).arrange(DOWN, buff=0.3 * s)
-        one = [[(caption_one, lambda s, c=cols: VGroup(left, right(c, s)).arrange(RIGHT, buff=0.7 * s))]
+        one = [[Page(caption_one, lambda s, c=cols: VGroup(left, right(c, s)).arrange(RIGHT, buff=0.7 * s))]
                for cols in labels]                  # one board: whole names, then abbreviated
-        two = [[(caption, lambda s: VGroup(left), 1.3), (then, lambda s, c=cols: VGroup(right(c, s)))]
+        two = [[Page(caption, lambda s: VGroup(left), most=1.3), Page(then, lambda s, c=cols: VGroup(right(c, s)))]
                for cols in labels]                  # the table, then the scaled grid
         options = one + two
         needs = [FULL_SCALE] * (len(options) - 1) + [MIN_SCALE]
-        self.turn_pages(self.plan(options, needs=needs), lambda m: self.show_scaling(m, left),
-                        first=self.retitle)
+        turn(self, plan(book, options, AREA, needs), AREA, lambda m: self.show_scaling(m, left),
+             first=self.retitle, clear_time=0.4)
 
     def retitle(self):
         """The title turns to 4.3 for the variance argument."""
@@ -316,9 +319,9 @@ class ScoreGrid(Pages, ClipScene):
             place_bars(bars, set_columns(grids[0], cols, s), s)
             return VGroup(VGroup(query, VGroup(bars, table), line).arrange(DOWN, buff=0.3 * s))
         labels = self.columns()
-        plan = self.plan([[(caption, lambda s, c=cols: board(c, s))] for cols in labels],
-                         needs=[FULL_SCALE] * (len(labels) - 1) + [MIN_SCALE])
-        self.turn_pages(plan, lambda m: None)
+        pages = plan(book, [[Page(caption, lambda s, c=cols: board(c, s))] for cols in labels], AREA,
+                     [FULL_SCALE] * (len(labels) - 1) + [MIN_SCALE])
+        turn(self, pages, AREA, lambda m: None, clear_time=0.4)
         self.play(Appear(query), Appear(grids[0]), Appear(grids[1]))
         self.play(Appear(grids[2]), Appear(grids[3]))
         self.play(LaggedStart(*[FadeIn(b, shift=UP * 0.2) for b in bars], lag_ratio=0.08))

@@ -1,6 +1,6 @@
 """Builders for the score-grid clip: named grids with shape tags, a heat legend,
-column-aligned number rows, grouped bars and the page planner that keeps every number
-legible. Numbers only through the NumberBook."""
+column-aligned number rows and grouped bars (pages: scenes/kit/page.py). Numbers only
+through the NumberBook."""
 from __future__ import annotations
 
 import unicodedata
@@ -10,15 +10,16 @@ import numpy as np
 from manim import DOWN, LEFT, PI, RIGHT, UP, Mobject, Rectangle, VGroup
 
 from scenes.kit import style
-from scenes.kit.anim import Vanish
 from scenes.kit.grids import MatrixGrid, heat_color
 from scenes.kit.numbers import NumberBook, Shown
+from scenes.kit.page import Area, Said, join, phrase, said  # noqa: F401  (phrases: used by the clip too)
 
 MIN_SCALE = 0.6      # keeps every number above the contract's least height
 FULL_SCALE = 0.8     # below this, long column labels are abbreviated (the rows keep them whole)
 SHORT_NAME = 7       # an abbreviated column label: this many half-widths, the ellipsis included
 SHORT = 7            # a grid's numbers aim at this many characters (fewer decimals when large)
 WIDTH = 13.2         # the width a drawing may take
+AREA = Area(WIDTH)
 
 
 def grid_decimals(values) -> int:
@@ -211,11 +212,6 @@ def row_caption(book: NumberBook, r, name: Shown, peaks) -> Said:
 
 
 # ---------------------------------------------------------------- pages
-def natural_scale(mob: Mobject, width: float, height: float) -> float:
-    """The scale at which `mob` fills width x height (never above one)."""
-    return min(width / max(mob.width, 1e-9), height / max(mob.height, 1e-9), 1.0)
-
-
 def falk(x: VGroup, blocks: Sequence[VGroup], s: float = 1.0) -> VGroup:
     """X to the left of the products, each W above its product, X's rows beside theirs."""
     row = VGroup(*blocks).arrange(RIGHT, buff=0.45 * s, aligned_edge=UP)
@@ -224,90 +220,7 @@ def falk(x: VGroup, blocks: Sequence[VGroup], s: float = 1.0) -> VGroup:
     return VGroup(x, *blocks)
 
 
-def batches(mobs: Sequence[Mobject], width: float, height: float, buff: float,
-            min_scale: float = MIN_SCALE) -> list[list[Mobject]]:
-    """Split a row of mobjects, in order, into runs that each fit at min_scale or more."""
-    out, run = [], []
-    for mob in mobs:
-        trial = run + [mob]
-        w = sum(m.width for m in trial) + buff * (len(trial) - 1)
-        h = max(m.height for m in trial)
-        if run and min(width / w, height / h) < min_scale:
-            out.append(run)
-            trial = [mob]
-        run = trial
-    return out + [run]
-
-
-class Pages:
-    """A step drawn on one board, or, when its grids would be too small, on several boards in
-    turn, each its own captioned step (so every board is a still, a subtitle and a checked layout).
-
-    A plan is a list of pages; a page is (caption, arrange[, most]): caption = said(phrase(template,
-    *slots, **named), narration) for ClipScene.step and ClipScene.narrate, arrange(s) lays its mobjects
-    out (buffs times s) and returns them as a VGroup, most is the largest scale the page may take (one by default).
-    """
-
-    def plan(self, options, top: float = style.CONTENT_TOP, most: float = 1.0, needs=None):
-        """The first plan whose pages all fit at its need (MIN_SCALE by default) or more, else the last:
-        (pages, scales, bottom): each page at its own scale, in the content area above a
-        caption of one or two lines (style.CONTENT_BOTTOM)."""
-        bottom = style.CONTENT_BOTTOM
-        for pages, need in zip(options, needs or [MIN_SCALE] * len(options)):
-            scales = [min(natural_scale(page[1](1.0), WIDTH, top - bottom), page[2] if len(page) > 2
-                          else most) for page in pages]
-            if min(scales) >= need:
-                break
-        return pages, scales, bottom
-
-    def turn_pages(self, plan, show, top: float = style.CONTENT_TOP, keep=(), first=None):
-        """Give each page its step: caption, cleared board, its mobjects at the page's scale."""
-        pages, scales, bottom = plan
-        center = np.array([0.0, (top + bottom) / 2, 0.0])
-        for n, ((caption, arrange, *_), scale) in enumerate(zip(pages, scales)):
-            template, slots, named = caption
-            self.step(template, *slots, **named)
-            for template, slots, named in caption.narration:      # each sentence its own template
-                self.narrate(template, *slots, **named)
-            gone = [m for m in self.mobjects if m not in (self.title_mob, self._caption, *keep)]
-            if gone:
-                self.play(*[Vanish(m) for m in gone], run_time=0.4)
-            if n == 0 and first is not None:
-                first()
-            for m in arrange(scale).submobjects:      # each piece at this page's scale
-                m.scale(scale / getattr(m, "page_scale", 1.0))
-                m.page_scale = scale
-            for m in arrange(scale).move_to(center).submobjects:
-                show(m)
-
-
 # ---------------------------------------------------------------- narration (issue 17)
-def phrase(template: str, *slots: Shown, **named: Shown) -> tuple:
-    """A caption or a sentence: (template, slots in order, slots by name), for step() or narrate()."""
-    return template, slots, named
-
-
-class Said(tuple):
-    """A step's caption (a phrase) with what the lecturer says in it: sentences (phrases),
-    each a catalogue entry of its own."""
-    narration: tuple = ()
-
-
-class Joined(tuple):
-    """Sentences (phrases) said one after another."""
-
-
-def said(caption: tuple, narration: tuple) -> Said:
-    out = Said(caption)
-    out.narration = narration if isinstance(narration, Joined) else Joined((narration,))
-    return out
-
-
-def join(*pieces: tuple) -> Joined:
-    """Sentences (phrases), or runs of them, said one after another."""
-    return Joined(s for p in pieces for s in (p if isinstance(p, Joined) else (p,)))
-
-
 def sizes(book: NumberBook, name: str, values) -> list[Shown]:
     """Rows and width of a drawn matrix (the same records as its shape tag)."""
     return [book.index(f"{name}.shape[{a}]", values.shape[a]) for a in (0, 1)]

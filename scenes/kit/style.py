@@ -35,6 +35,15 @@ MAX_CELL = 0.95              # grid cell side at most, in scene units
 CELL_PAD = 0.18              # room around a number inside its cell
 MIN_CELL_W, MIN_CELL_H = 0.75, 0.52   # small numbers still get a readable cell
 
+# The legibility contract (SPEC.md, README "Layout"): every drawn number at least LEGIBLE_H
+# units tall (20 px at 1080p, 7 px at 480p). The page engine aims at READABLE_H, a margin
+# above it, before it splits a step over pages; it prefers the book's arrangement while that
+# is within PREFER of the roomiest.
+LEGIBLE_H = 0.15
+READABLE_H = 0.17
+PREFER = 1.1
+PAGE_WIDTH = 13.0            # the width a page may take
+
 STEP_PAUSE = 1.0             # the lecturer's pause at the end of each step (s)
 
 # Pacing: a step lasts at least as long as a viewer needs to read it (README, "Pacing"):

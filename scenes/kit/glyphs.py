@@ -14,7 +14,9 @@ from functools import lru_cache
 
 from manim import Text, VGroup, tempconfig
 
-from scenes.kit import style
+from scenes.kit import style, textcache
+
+textcache.install()     # every Text and MarkupText, here and wherever the kit is imported, set once
 
 _REF = "0"
 _cache = {}   # (char, size) -> (glyph, dx, dy, advance)

@@ -192,6 +192,35 @@ def manifest(path):
     return json.loads(Path(path).read_text("utf-8"))
 
 
+@pytest.fixture(scope="module")
+def chromium(tmp_path_factory):
+    """Headless Chromium (Debian's chromium and chromedriver, through Selenium; nothing
+    downloaded): `chromium(size=(w, h), logs=False, extra=[flags])` starts one with a profile of
+    its own (logs: the console and network logs kept); each quits when the module ends."""
+    import shutil
+    if not (shutil.which("chromium") and shutil.which("chromedriver")):
+        pytest.skip("run.sh setup installs chromium")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    started = []
+
+    def start(size=(1280, 760), logs=False, extra=()):
+        options = webdriver.ChromeOptions()
+        for arg in ["--headless=new", "--no-sandbox", "--disable-gpu", "--autoplay-policy=no-user-gesture-required",
+                    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                    "--no-first-run", "--disable-quic", f"--window-size={size[0]},{size[1]}",
+                    f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}", *extra]:
+            options.add_argument(arg)
+        options.binary_location = shutil.which("chromium")
+        if logs:
+            options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+        started.append(webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options))
+        return started[-1]
+    yield start
+    for driver in started:
+        driver.quit()
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_xdist_make_scheduler(config, log):
     """Two workers share the suite: the contract cases (test_contract.py, the bulk) are dealt out

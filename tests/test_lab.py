@@ -9,9 +9,6 @@ import http.client
 import json
 import math
 import os
-import shutil
-import subprocess
-import sys
 import threading
 import time
 import urllib.error
@@ -20,107 +17,24 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, inputs_for, probe
+from conftest import inputs_for, probe
 from scenes.kit.lang import has_cjk
 from scenes.pipeline.inputs import InputError, check, raw_inputs
 from test_causal_mask import oracle
+from lab_client import get, key_folders, lab_server, outside_files, post, raw_get, too_large
 
-CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
 CLIP = "causal-mask"
 NEW_Q = "1 0; 2 0; 1 1"                 # the tracked query (row 1) becomes (2, 0)
 
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
-    """`render.py lab --port 0` in a folder of its own; yields (base url, lab folder, that folder)."""
-    root = tmp_path_factory.mktemp("lab-root")
-    (root / "cwd").mkdir()
-    proc = subprocess.Popen([sys.executable, str(ROOT / "render.py"), "lab", "--port", "0", "--out",
-                             str(root / "lab")], cwd=root / "cwd", stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True)
-    line = proc.stdout.readline()                       # lab: http://127.0.0.1:PORT/  (folder ...)
-    assert line.startswith("lab: http://127.0.0.1:"), line
-    url = line.split()[1]
-    threading.Thread(target=proc.stdout.read, daemon=True).start()   # drain its output
-    end = time.monotonic() + 90
-    while time.monotonic() < end and not get(url + "health")[1].get("worker"):
-        time.sleep(0.3)                                 # the warm worker has imported Manim
-    yield url, root / "lab", root
-    proc.terminate()
-    try:
-        proc.wait(15)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    yield from lab_server(tmp_path_factory)
 
 
 @pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    if not (CHROMIUM and DRIVER):
-        pytest.skip("run.sh setup installs chromium")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    options = webdriver.ChromeOptions()
-    for arg in ["--headless=new", "--no-sandbox", "--disable-gpu", "--autoplay-policy=no-user-gesture-required",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--no-first-run", "--disable-quic", "--window-size=1300,900",
-                f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}"]:
-        options.add_argument(arg)
-    options.binary_location = CHROMIUM
-    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
-    yield driver
-    driver.quit()
-
-
-def get(url, timeout=10):
-    try:
-        with urllib.request.urlopen(url, timeout=timeout) as r:
-            return r.status, json.loads(r.read() or b"null")
-    except urllib.error.HTTPError as err:
-        return err.code, json.loads(err.read() or b"null")
-    except (urllib.error.URLError, ConnectionError):
-        return None, {}
-
-
-def post(url, data=None, raw=None, ctype="application/json", timeout=30):
-    body = raw if raw is not None else json.dumps(data).encode()
-    request = urllib.request.Request(url, data=body, method="POST", headers={"Content-Type": ctype})
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as r:
-            return r.status, json.loads(r.read())
-    except urllib.error.HTTPError as err:
-        return err.code, json.loads(err.read() or b"{}")
-
-
-def raw_get(url, path):
-    """GET a path exactly as written (urllib would resolve the dots)."""
-    host, port = url.split("//")[1].strip("/").split(":")
-    conn = http.client.HTTPConnection(host, int(port), timeout=10)
-    conn.request("GET", path)
-    status = conn.getresponse().status
-    conn.close()
-    return status
-
-
-def too_large(url, chunked):
-    """POST a 10 MB body: the answer's status, or "closed" when the server answered 413 and closed
-    before the upload finished (with a Content-Length, so it need not read the rest)."""
-    host, port = url.split("//")[1].strip("/").split(":")
-    conn = http.client.HTTPConnection(host, int(port), timeout=10)
-    conn.putrequest("POST", "/api/still")
-    conn.putheader("Content-Type", "application/json")
-    conn.putheader(*(("Transfer-Encoding", "chunked") if chunked else ("Content-Length", str(160 * 65536))))
-    conn.endheaders()
-    try:
-        for _ in range(160):
-            piece = b"a" * 65536
-            conn.send(b"%x\r\n%s\r\n" % (len(piece), piece) if chunked else piece)
-        if chunked:
-            conn.send(b"0\r\n\r\n")
-        return conn.getresponse().status
-    except ConnectionError:
-        return "closed"
-    finally:
-        conn.close()
+def browser(chromium):
+    return chromium(size=(1300, 900))
 
 
 def lab_state(driver):
@@ -161,14 +75,6 @@ def agrees(text, value):
     mantissa, _, exp = t.partition("e")
     decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
     return abs(float(t) - value) <= 0.5 * 10 ** (int(exp or 0) - decimals) * (1 + 1e-9) + 1e-12
-
-
-def key_folders(folder):
-    return {p.name for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")}
-
-
-def outside_files(root, lab_folder):
-    return {p for p in root.rglob("*") if p.is_file() and lab_folder not in p.parents}
 
 
 def test_a_new_query_redraws_the_still_and_a_bad_one_renders_nothing(lab, browser, tmp_path):

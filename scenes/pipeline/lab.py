@@ -6,7 +6,9 @@ the numbers it draws within seconds, then renders the video.
 the clip's own rules (the same one-line InputError as the CLI, HTTP 422, nothing rendered);
 a good one renders the chosen step's still in the warm worker (lab_worker.py); "Render video"
 queues a render.py subprocess in a bounded pool (lab_videos.py). Everything written lives in
-the lab's folder under a content hash (lab_jobs.py); files are served by that key only.
+the lab's folder under a content hash (lab_jobs.py); files are served by that key only. The
+recording page (/record/NAME, /record for the chapter; lab_record.py) saves the lecturer's
+takes as `--voice DIR` reads them, in LAB/voice/ (lab_takes.py).
 """
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ from starlette.routing import Route
 
 from scenes.kit.lang import LANGS, SOURCE
 from scenes.pipeline.lab_jobs import FILES, Busy, Job, Stills, Store, request_key
+from scenes.pipeline.lab_record import Recorder
 from scenes.pipeline.lab_requests import Refused, page_data, parse, still_view
 from scenes.pipeline.lab_videos import Videos
 from scenes.pipeline.lab_worker import StillWorker
@@ -65,12 +68,19 @@ def make_app(root: Path, jobs: int = 1, cap_mb: int = 2048, hosts: list[str] | N
         store.trim(videos.busy() | set(stills.inflight) | {key})
         return JSONResponse(still_view(store, key, ask.step))
 
+    recorder = Recorder(store, stills, body)
+
     async def video(request: Request) -> Response:
-        ask = parse(await body(request))
-        key = request_key(ask.clip, ask.inputs, ask.quality, ask.lang, None, "video")
+        data = await body(request)
+        ask = parse(data)
+        kind, voice = "video", None
+        if data.get("voice") is not None:            # the recording page's takes (lab_record.py)
+            part, voice = await recorder.voiced(ask, data["voice"])
+            kind = f"video-{part}"
+        key = request_key(ask.clip, ask.inputs, ask.quality, ask.lang, None, kind)
         options = {o.key: o for o in specs()[ask.clip].options}
         args = [f"--{options[k].name}" if v is True else f"--{options[k].name}={v}" for k, v in ask.given.items()]
-        job = videos.submit(Job(key, ask.clip, ask.lang, ask.quality, ask.given, args))
+        job = videos.submit(Job(key, ask.clip, ask.lang, ask.quality, ask.given, args, voice=voice))
         return JSONResponse(videos.view(job.key), status_code=202)
 
     def job_key(request: Request) -> str:
@@ -120,8 +130,11 @@ def make_app(root: Path, jobs: int = 1, cap_mb: int = 2048, hosts: list[str] | N
 
     async def index(request: Request) -> Response:
         items = "".join(f'<li><a href="/clip/{s.name}">{html.escape(s.section)} {html.escape(s.heading())}</a>'
-                        f' · <a href="/clip/{s.name}?lang=en">{html.escape(s.heading("en"))}</a></li>'
+                        f' · <a href="/clip/{s.name}?lang=en">{html.escape(s.heading("en"))}</a>'
+                        f' · <a href="/record/{s.name}">录音</a> · <a href="/record/{s.name}?lang=en">record</a>'
+                        '</li>'
                         for s in specs().values())
+        items += '<li><a href="/record">整章录音</a> · <a href="/record?lang=en">record the chapter</a></li>'
         return HTMLResponse(f'<!DOCTYPE html><meta charset="utf-8"><title>lab</title><body style="font-family:'
                             f'\'Noto Sans CJK SC\',sans-serif;background:#0F1117;color:#ECEFF1"><h1>Chapter 4 lab</h1>'
                             f'<ul style="line-height:2">{items}</ul><style>a{{color:#4FC3F7}}</style>')
@@ -145,12 +158,16 @@ def make_app(root: Path, jobs: int = 1, cap_mb: int = 2048, hosts: list[str] | N
         await videos.close()
         await worker.stop()
 
-    routes = [Route("/", index), Route("/health", health), Route("/clip/{name}", clip_page),
-              Route("/api/still", still, methods=["POST"]), Route("/api/video", video, methods=["POST"]),
-              Route("/api/jobs/{key}", job), Route("/api/jobs/{key}/events", events),
-              Route("/api/jobs/{key}/cancel", cancel, methods=["POST"]), Route("/files/{key}/{ext}", files)]
+    def route(path: str, endpoint: Any, methods: list[str] | None = None) -> Route:
+        return Route(path, endpoint, methods=methods, max_body_size=MAX_BODY)   # per route: a take is larger
+
+    routes = [route("/", index), route("/health", health), route("/clip/{name}", clip_page),
+              route("/api/still", still, ["POST"]), route("/api/video", video, ["POST"]),
+              route("/api/jobs/{key}", job), route("/api/jobs/{key}/events", events),
+              route("/api/jobs/{key}/cancel", cancel, ["POST"]), route("/files/{key}/{ext}", files),
+              *recorder.routes(MAX_BODY)]
     guard = [Middleware(TrustedHostMiddleware, allowed_hosts=hosts)] if hosts else []
-    return Starlette(routes=routes, lifespan=lifespan, max_body_size=MAX_BODY, middleware=guard,
+    return Starlette(routes=routes, lifespan=lifespan, middleware=guard,
                      exception_handlers={Refused: refused, Busy: busy})
 
 

@@ -19,7 +19,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from scenes.kit.lang import LANGS
 from scenes.pipeline.lab_worker import StillWorker, WorkerGone
@@ -121,13 +121,14 @@ class Stills:
         self.latest: OrderedDict[str, int] = OrderedDict()
         self.seq = 0
 
-    async def get(self, key: str, request: dict, session: str) -> dict:
+    async def get(self, key: str, request: dict, session: str, made: str = "png") -> dict:
+        """The worker's answer for `request` ({} once KEY holds its `made` file)."""
         self.seq += 1
         self.latest[session] = self.seq
         self.latest.move_to_end(session)
         while len(self.latest) > 1000:
             self.latest.popitem(last=False)
-        if self.store.file(key, "png"):
+        if self.store.file(key, made):
             return {}
         if key in self.inflight:
             future, waiters = self.inflight[key]
@@ -137,10 +138,11 @@ class Stills:
                 raise Busy("the lab is busy: try again in a moment")
             future, waiters = asyncio.get_running_loop().create_future(), {session: self.seq}
             self.inflight[key] = (future, waiters)
-            asyncio.create_task(self.run(key, request, future, waiters))
+            asyncio.create_task(self.run(key, request, future, waiters, made))
         return dict(await asyncio.shield(future))
 
-    async def run(self, key: str, request: dict, future: asyncio.Future, waiters: dict[str, int]) -> None:
+    async def run(self, key: str, request: dict, future: asyncio.Future, waiters: dict[str, int],
+                  made: str) -> None:
         result: dict[str, Any]
         try:
             async with self.worker.lock:
@@ -149,13 +151,13 @@ class Stills:
                 else:
                     result = await self.ask(dict(request, out=str(self.store.folder(key))))
                     if "error" not in result:
-                        self.store.register(key, request["clip"], request["lang"], "still")
+                        self.store.register(key, request["clip"], request["lang"], request["op"])
         except Exception as err:      # a dead worker or anything else: this request fails, the lab goes on
             shown = str(err) if isinstance(err, WorkerGone) else f"the still failed: {type(err).__name__}: {err}"
             result = {"error": shown.splitlines()[0] if shown else "the still failed", "field": None, "failed": True}
         finally:
             self.inflight.pop(key, None)
-        if "error" in result and not self.store.file(key, "png"):
+        if "error" in result and not self.store.file(key, made):
             shutil.rmtree(self.store.folder(key), ignore_errors=True)
         future.set_result(result)
 
@@ -185,6 +187,7 @@ class Job:
     progress: float = 0.0
     error: str | None = None
     plays: int | None = None
+    voice: Callable[[Path], Path] | None = field(default=None, repr=False)   # makes its --voice folder
     proc: asyncio.subprocess.Process | None = field(default=None, repr=False)
     created: float = field(default_factory=time.monotonic)
 

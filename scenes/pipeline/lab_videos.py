@@ -1,7 +1,8 @@
 """The lab's video pool: each render is `python render.py CLIP --opt=value ... --out LAB/KEY`
-in its own process group (a crash or a kill stays there), at most N at once, the rest queued
-with a position; progress is Manim's finished animations (its partial movie files) over the
-clip's plays, which the warm worker counts in a dry build while the render starts."""
+(with `--voice LAB/KEY/voice` when it uses the recording page's takes) in its own process
+group (a crash or a kill stays there), at most N at once, the rest queued with a position;
+progress is Manim's finished animations (its partial movie files) over the clip's plays,
+which the warm worker counts in a dry build while the render starts."""
 from __future__ import annotations
 
 import asyncio
@@ -83,11 +84,12 @@ class Videos:
             self.store.forget(job.key)                         # a failed or cancelled earlier try
             folder.mkdir(parents=True)
             job.state = "running"
+            voice = ["--voice", str(job.voice(folder / "voice"))] if job.voice else []
             with open(folder / "render.log", "wb") as log:
                 job.proc = await asyncio.create_subprocess_exec(
-                    sys.executable, str(RENDER), job.clip, *job.args, "--quality", job.quality, "--format", "mp4",
-                    "--lang", job.lang, "--out", str(folder), cwd=str(self.store.root), stdin=asyncio.subprocess.DEVNULL,
-                    stdout=log, stderr=log, start_new_session=True)
+                    sys.executable, str(RENDER), job.clip, *job.args, *voice, "--quality", job.quality,
+                    "--format", "mp4", "--lang", job.lang, "--out", str(folder), cwd=str(self.store.root),
+                    stdin=asyncio.subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
             planner = asyncio.create_task(self.plan(job))
             started = time.monotonic()
             while job.proc.returncode is None:

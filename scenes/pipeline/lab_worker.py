@@ -22,7 +22,8 @@ LOG_LIMIT = 1 << 20           # the worker's log (Manim's warnings) starts afres
 
 
 def handle(request: dict) -> dict:
-    """{"op": "still", clip, given, lang, step, out} -> {} | {"plan": ...} | {"error", "field"}."""
+    """{"op": "still" | "script" | "plan", clip, given, lang, step, out} -> {} | {"plays", "steps"} |
+    {"error", "field"}; a script is the dry run's manifest and NAME.script.md."""
     from scenes.kit import lang as language
     from scenes.pipeline.inputs import InputError, check, raw_inputs
     from scenes.pipeline.runner import plan, render_clip
@@ -37,7 +38,10 @@ def handle(request: dict) -> dict:
             finally:
                 shutil.rmtree(work, ignore_errors=True)
             return {"plays": scene.renderer.num_plays, "steps": len(scene.captions)}
-        render_clip(clip, inputs, "low", "png", request["out"], step=request["step"], lang=lang)
+        if request["op"] == "script":
+            render_clip(clip, inputs, "low", "mp4", request["out"], dry_run=True, lang=lang)
+        else:
+            render_clip(clip, inputs, "low", "png", request["out"], step=request["step"], lang=lang)
         return {}
     except InputError as err:
         return {"error": str(err), "field": err.field}
@@ -115,7 +119,11 @@ class StillWorker:
         except (BrokenPipeError, ConnectionResetError):
             await self.stop()
             raise WorkerGone("the render crashed; the lab starts a fresh worker") from None
-        return await self.read(self.timeout)
+        try:
+            return await self.read(self.timeout)
+        except asyncio.CancelledError:        # its answer is still coming: read it, or the next
+            await self.read(self.timeout)     # request would take it for its own
+            raise
 
     async def stop(self) -> None:
         if self.proc is not None and self.proc.returncode is None:

@@ -1,17 +1,18 @@
-"""Texts set once: Manim's Text and MarkupText kept on disk, shared by every process.
+"""Texts set once: Manim's Text, MarkupText, MathTex and Tex kept on disk, shared by every process.
 
 A Text costs 30-50 ms: Pango writes an SVG, svgelements parses it and Manim turns each path
-into a VMobject. The finished object (its points, submobjects and styles, exactly as Manim
+into a VMobject (a formula ~80 ms once TeX has run). The finished object (its points, submobjects and styles, exactly as Manim
 built them) is pickled into `.cache/text/` and a later build with the same arguments, in
 any process, loads it instead (~3 ms). The key is every argument of the call (text, font,
 size, colour, weight, slant, markup, line spacing, t2c ...), the class, the renderer, the
-pixel size (Pango wraps a Text at the frame's pixel width) and a fingerprint of the packages
-and fonts that shape glyphs (manim, manimpango, Pango, Cairo, svgelements, numpy, Python and
-the installed font families): a new version lands in a new folder.
+pixel size (Pango wraps a Text at the frame's pixel width), a formula's TeX template and
+TeX programs, and a fingerprint of the packages and fonts that shape glyphs (manim,
+manimpango, Pango, Cairo, svgelements, numpy, Python and the installed font families): a
+new version lands in a new folder.
 
 Entries are written whole (a temporary file, then os.replace), so parallel renders and test
 workers share the folder; an entry that does not load (partial, corrupt, another key, a
-class outside Manim and numpy) is ignored and rebuilt. Subclasses of Text are not cached.
+class outside Manim and numpy) is ignored and rebuilt. Subclasses of these four are built as usual.
 TEXT_CACHE=off disables it; TEXT_CACHE_DIR=DIR puts it elsewhere.
 """
 from __future__ import annotations
@@ -23,6 +24,7 @@ import io
 import os
 import pickle
 import platform
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -31,8 +33,9 @@ import manim
 import manimpango
 import numpy
 import svgelements
-from manim import MarkupText, Text, config
+from manim import MarkupText, MathTex, Tex, Text, config
 from manim.utils.color import ManimColor
+from manim.utils.tex import TexTemplate
 
 FOLDER = Path(__file__).resolve().parents[2] / ".cache" / "text"
 stats = {"hits": 0, "misses": 0, "stored": 0, "refused": 0}   # this process's counts
@@ -65,6 +68,8 @@ def plain(value: Any) -> str:
         return repr(value)
     if isinstance(value, ManimColor):
         return "ManimColor(" + repr(value.to_hex(with_alpha=True)) + ")"
+    if isinstance(value, TexTemplate):
+        return "TexTemplate(" + plain((value.tex_compiler, value.output_format, value.body)) + ")"
     if isinstance(value, (list, tuple)):
         return type(value).__name__ + "(" + ",".join(plain(v) for v in value) + ")"
     if isinstance(value, dict):
@@ -78,7 +83,21 @@ def key(cls: type, arguments: dict[str, Any]) -> str:
     where = [str(config.renderer)]
     if cls is Text:          # Text wraps at config.pixel_width (MarkupText at a fixed 500 px)
         where += [str(config.pixel_width), str(config.pixel_height)]
+    if cls in (MathTex, Tex):
+        template = args.get("kwargs", {}).get("tex_template") or config.tex_template
+        where += [plain(template), tex_programs(template.tex_compiler)]
     return cls.__name__ + "|" + plain(args) + "|" + ",".join(where)
+
+
+@functools.lru_cache(maxsize=None)
+def tex_programs(compiler: str) -> str:
+    """The TeX compiler and dvisvgm installed (path, size, time), without running them."""
+    found = []
+    for name in (compiler, "dvisvgm"):
+        path = shutil.which(name)
+        stat = os.stat(path) if path else None
+        found.append(f"{path}:{stat.st_size}:{stat.st_mtime_ns}" if stat else f"{name}:none")
+    return ";".join(found)
 
 
 def entry(where: Path, text_key: str) -> Path:
@@ -198,10 +217,10 @@ def _sized_hash(original: Any) -> Any:
 
 
 def install() -> None:
-    """Route Text and MarkupText through the cache (once; later calls do nothing). Manim's
+    """Route Text, MarkupText, MathTex and Tex through the cache (once; later calls do nothing). Manim's
     own SVG file of a Text is named by the pixel size too: Pango wraps a Text at the pixel
     width, and Manim's name alone would hand a 1080p SVG to a 144p build in the same folder."""
-    for cls in (Text, MarkupText):
+    for cls in (Text, MarkupText, MathTex, Tex):
         if not hasattr(cls.__init__, "textcache_original"):
             cls.__init__ = _cached(cls, cls.__init__)  # type: ignore[method-assign]
     if not hasattr(Text._text2hash, "textcache_original"):

@@ -4,79 +4,127 @@
   python render.py list                      one line per clip and preset
   python render.py NAME [inputs] [options]   render one clip
   python render.py chapter [options]         every clip, in book order
+  python render.py chapter --lang zh,en --quality high,4k --workers 2    every variant, on dask
   python render.py lab [--port 8765]         a local web page per clip (the lab)
 
 Exit codes: 0 done, 2 bad input (nothing written), 1 render failure.
 """
 from __future__ import annotations
 
+import re
 import sys
+from pathlib import Path
 from typing import Any, Callable, NoReturn
 
 import click
 
-from scenes.pipeline.inputs import InputError, check, preset_names, raw_inputs
-from scenes.pipeline.registry import Clip, specs
 from scenes.kit.lang import LANGS, SOURCE, MissingTranslation
 from scenes.kit.style import PACES
+from scenes.pipeline.jobs import FORMATS, QUALITIES, RenderJob, quality_help
+from scenes.pipeline.registry import Declared, declarations
 
-QUALITY_NAMES = ["tiny", "low", "medium", "high", "4k"]   # as scenes/pipeline/runner.py QUALITIES
 DECK_OPTION = click.option("--deck", type=click.Choice(["pptx", "pdf", "pdf:grid"]), multiple=True,
                            help="also a deck from the step videos (implies --sections): pptx (NAME.pptx), pdf "
                                 "(NAME.pdf, a handout) or pdf:grid (NAME.grid.pdf, four a page); repeatable")
-LANG_OPTION = click.option("--lang", type=click.Choice(list(LANGS)), default=SOURCE, show_default=True,
-                           help="language of every word on screen and in the script (en: NAME.en.mp4)")
+OUT_OPTION = click.option("--out", default="media", show_default=True, help="output folder")
+SCHEDULER = re.compile(r"(tcp|tls)://(\[[0-9A-Fa-f:]+\]|[A-Za-z0-9.-]+):(\d{1,5})")
 
 
-def voice_options() -> list[Callable]:
+class CommaList(click.ParamType):
+    """One or more of `choices`, comma-separated (`zh,en`), as a tuple in the order given."""
+    name = "list"
+
+    def __init__(self, choices: list[str]) -> None:
+        self.choices = choices
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
+        return "[" + "|".join(self.choices) + "],..."
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> tuple[str, ...]:
+        if isinstance(value, tuple):
+            return value
+        items = [v.strip() for v in str(value).split(",")]
+        for item in items:
+            if item not in self.choices:
+                self.fail(f"{item!r} is not one of {', '.join(self.choices)} (a list is comma-separated: "
+                          f"{','.join(self.choices[:2])})", param, ctx)
+        return tuple(dict.fromkeys(items))
+
+
+def quality_option(many: bool = False) -> Callable:
+    """--quality, from the one quality table (scenes/pipeline/jobs.py); `many`: a comma list."""
+    names = list(QUALITIES)
+    if many:
+        return click.option("--quality", type=CommaList(names), default="high", show_default=True,
+                            help=f"{quality_help()}; several, comma-separated (high,4k): each in OUT/QUALITY/")
+    return click.option("--quality", type=click.Choice(names), default="high", show_default=True, help=quality_help())
+
+
+def lang_option(many: bool = False) -> Callable:
+    help = "language of every word on screen and in the script (en: NAME.en.mp4)"
+    if many:
+        return click.option("--lang", type=CommaList(list(LANGS)), default=SOURCE, show_default=True,
+                            help=help + "; several, comma-separated (zh,en)")
+    return click.option("--lang", type=click.Choice(list(LANGS)), default=SOURCE, show_default=True, help=help)
+
+
+def voice_options(many_langs: bool = False) -> list[Callable]:
     return [
         click.option("--pace", type=click.Choice(list(PACES)), default="normal", show_default=True,
                      help="how long each step holds for reading (animations keep their speed)"),
         click.option("--voice", default=None,
                      help="espeak (a draft voice, offline) or DIR with DIR/NAME/01.wav, 02.m4a, ... one per step"),
-        LANG_OPTION,
+        lang_option(many_langs),
     ]
+
+
+def with_options(options: list[Callable]) -> Callable:
+    def apply(f: Callable) -> Callable:
+        for opt in reversed(options):
+            f = opt(f)
+        return f
+    return apply
 
 
 def common(f: Callable) -> Callable:
     """The options every clip takes."""
-    for opt in reversed([
-        click.option("--quality", type=click.Choice(QUALITY_NAMES), default="high",
-                     show_default=True, help="480p15, 720p30, 1080p60, 2160p60 (tiny: 144p5, for tests)"),
-        click.option("--format", "fmt", type=click.Choice(["mp4", "gif", "png", "webm"]), default="mp4",
+    return with_options([
+        quality_option(),
+        click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default="mp4",
                      show_default=True, help="png: a still of the last frame"),
-        click.option("--out", default="media", show_default=True, help="output folder"),
+        OUT_OPTION,
         click.option("--dry-run", is_flag=True, help="no frames, no video: write only the manifest"),
         click.option("--step", type=click.IntRange(min=1), default=None, help="stop after this step (for stills)"),
         click.option("--sections", is_flag=True,
                      help="also one mp4 per step, an index JSON and NAME.html (the presenter page)"),
         click.option("--one-file", is_flag=True, help="with --sections: the videos inside NAME.html"),
         DECK_OPTION,
-    ] + voice_options()):
-        f = opt(f)
-    return f
+    ] + voice_options())(f)
 
 
-def clip_command(spec: Clip) -> click.Command:
-    """The clip's command, built from its declaration: its options, help and rules."""
-    name = spec.name
+def clip_command(declared: Declared) -> click.Command:
+    """The clip's command, built from its declaration (its options and help); its rules are
+    imported only when it runs."""
+    name = declared.name
 
     def run(preset: str | None, quality: str, fmt: str, out: str, dry_run: bool, step: int | None,
             sections: bool, one_file: bool, deck: tuple[str, ...], pace: str, voice: str | None, lang: str,
             **given: Any) -> None:
+        from scenes.pipeline.inputs import InputError, check, raw_inputs
         if deck and (dry_run or fmt != "mp4"):
             fail("Invalid value for '--deck': it needs the step videos (--format mp4, no --dry-run)", 2)
         try:
             raw = raw_inputs(name, preset, {k: v for k, v in given.items() if v not in (None, False)})
-            inputs = check(name, raw)
+            job = RenderJob(clip=name, inputs=check(name, raw), quality=quality, format=fmt, out=out,
+                            dry_run=dry_run, step=step, sections=sections or bool(deck), pace=pace, voice=voice,
+                            one_file=one_file, lang=lang)
         except InputError as err:
             fail(err, 2)
-        render(name, inputs, quality, fmt, out, dry_run, step, sections or bool(deck), pace, voice, one_file,
-               lang)
+        render(job)
         write_decks(out, deck, lang, name)
 
-    run.__doc__ = spec.summary
-    for opt in reversed(spec.options):
+    run.__doc__ = declared.summary
+    for opt in reversed(declared.options):
         if opt.flag:
             run = click.option(f"--{opt.name}", is_flag=True, default=None, help=opt.help)(run)
         else:
@@ -85,18 +133,16 @@ def clip_command(spec: Clip) -> click.Command:
     return click.command(name)(common(run))
 
 
-def render(name: str, inputs: dict, quality: str, fmt: str, out: str, dry_run: bool,
-           step: int | None = None, sections: bool = False, pace: str = "normal",
-           voice: str | None = None, one_file: bool = False, lang: str = SOURCE) -> None:
-    from scenes.pipeline.runner import render_clip
+def render(job: RenderJob) -> None:
+    from scenes.pipeline.inputs import InputError
+    from scenes.pipeline.runner import render as run_job
     try:
-        for path in render_clip(name, inputs, quality, fmt, out, dry_run, step, sections, pace, voice,
-                                one_file, lang):
+        for path in run_job(job):
             click.echo(str(path))
     except InputError as err:      # found only while rendering: a --step past the last step
         fail(err, 2)
     except Exception as err:  # a render failure: partial files are already gone
-        fail(f"render of {name} failed: {type(err).__name__}: {err}", 1)
+        fail(f"render of {job.clip} failed: {type(err).__name__}: {err}", 1)
 
 
 def write_decks(out: str, kinds: tuple[str, ...], lang: str, clip: str | None = None) -> None:
@@ -114,51 +160,95 @@ def fail(message: object, code: int) -> NoReturn:
     sys.exit(code)
 
 
-@click.group()
+class Commands(click.Group):
+    """The built-in commands, then one per registered clip, made when asked for (from the
+    registry's declarations: no clip is imported to list or describe them)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(self.commands) | set(declarations()))
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in self.commands and name in declarations():
+            self.add_command(clip_command(declarations()[name]))
+        return self.commands.get(name)
+
+
+@click.group(cls=Commands)
 def cli() -> None:
     """Render the chapter-4 lecture clips. `python render.py list` shows them."""
 
 
 @cli.command("list")
-@LANG_OPTION
+@lang_option()
 def list_clips(lang: str) -> None:
     """One line per clip, then its presets."""
     from scenes.kit.lang import tr
-    for name, spec in specs().items():
-        click.echo(f"{name:18s}{tr(spec.summary, lang)}")
+    from scenes.pipeline.inputs import preset_names
+    for name, declared in declarations().items():
+        click.echo(f"{name:18s}{tr(declared.summary, lang)}")
         for preset, data in preset_names(name):
             click.echo(f"  --preset {preset:26s}{tr(data['title'], lang)}")
 
 
-def with_voice(f: Callable) -> Callable:
-    for opt in reversed(voice_options()):
-        f = opt(f)
-    return f
+def scheduler_address(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    match = SCHEDULER.fullmatch(value) if value is not None else None
+    if value is not None and (not match or not 0 < int(match.group(3)) < 65536):
+        raise click.BadParameter(f"{value!r} is not a scheduler address tcp://HOST:PORT (port 1-65535), "
+                                 "as `dask scheduler` prints it", ctx, param)
+    return value
 
 
 @cli.command("chapter")
-@with_voice
-@click.option("--quality", type=click.Choice(QUALITY_NAMES), default="high",
-              show_default=True, help="480p15, 720p30, 1080p60, 2160p60 (tiny: 144p5, for tests)")
-@click.option("--out", default="media", show_default=True, help="output folder")
+@with_options(voice_options(many_langs=True))
+@quality_option(many=True)
+@OUT_OPTION
 @click.option("--sections/--no-sections", default=True, show_default=True,
               help="one mp4 per step of each clip and the presenter page chapter04.html")
 @click.option("--one-file", is_flag=True, help="the videos inside chapter04.html (one file to mail)")
 @DECK_OPTION
-def chapter(quality: str, out: str, sections: bool, one_file: bool, deck: tuple[str, ...], pace: str,
-            voice: str | None, lang: str) -> None:
+@click.option("--scheduler", default=None, callback=scheduler_address,
+              help="render on the dask.distributed scheduler at tcp://HOST:PORT (its workers must share "
+                   "this checkout and the --out folder)")
+@click.option("--workers", type=click.IntRange(1, 64), default=None,
+              help="render on a dask LocalCluster of N worker processes on this machine")
+@click.pass_context
+def chapter(ctx: click.Context, quality: tuple[str, ...], out: str, sections: bool, one_file: bool,
+            deck: tuple[str, ...], scheduler: str | None, workers: int | None, pace: str, voice: str | None,
+            lang: tuple[str, ...]) -> None:
     """Every clip with the book's inputs, joined in book order into chapter04.mp4, with the
-    presenter page chapter04.html beside it."""
-    from scenes.pipeline.chapter import render_chapter
+    presenter page chapter04.html beside it; with several languages or qualities, every
+    variant as one set of jobs (renders already made are reused)."""
+    from scenes.pipeline.chapter import render_variants, variants
+    from scenes.pipeline.inputs import InputError
+    if scheduler and workers:
+        raise click.UsageError("--workers and --scheduler: give one (--workers N starts N workers here; "
+                               "--scheduler uses a cluster already running)", ctx)
+    executor = connect(scheduler, workers)
     try:
-        for path in render_chapter(quality, out, sections or bool(deck), pace=pace, voice=voice,
-                                   one_file=one_file, lang=lang):
+        for path in render_variants(list(lang), list(quality), out, sections or bool(deck), pace=pace,
+                                    voice=voice, one_file=one_file, executor=executor):
             click.echo(str(path))
     except InputError as err:
         fail(err, 2)
     except Exception as err:
         fail(f"chapter render failed: {err}", 1)
-    write_decks(out, deck, lang)
+    finally:
+        if executor is not None:
+            executor.close()
+    for variant in variants(Path(out), list(lang), list(quality)):
+        write_decks(str(variant.out), deck, variant.lang)
+
+
+def connect(scheduler: str | None, workers: int | None) -> Any:
+    """The executor: None (processes here), or dask: the scheduler given, or a LocalCluster."""
+    if not scheduler and not workers:
+        return None
+    from scenes.pipeline.executor import DaskExecutor
+    try:
+        return DaskExecutor(scheduler=scheduler, workers=workers)
+    except OSError as err:       # no scheduler answers there (distributed's connection timeout)
+        fail(f"Invalid value for '--scheduler': no scheduler answers at {scheduler}: {err} "
+             "(start one with `dask scheduler`)", 2)
 
 
 @cli.command("lab")
@@ -181,20 +271,16 @@ def lab(host: str, port: int, out: str, jobs: int, max_mb: int) -> None:
 
 @cli.command("title-card", hidden=True)
 @click.argument("clip")
-@click.option("--quality", type=click.Choice(QUALITY_NAMES), default="high")
-@click.option("--out", default="media")
-@LANG_OPTION
+@quality_option()
+@OUT_OPTION
+@lang_option()
 def title_card(clip: str, quality: str, out: str, lang: str) -> None:
     """The title card shown before CLIP in the chapter video (used by `chapter`)."""
-    if clip not in specs():
-        fail(f"unknown clip {clip!r}; valid: {', '.join(specs())}", 2)
+    if clip not in declarations():
+        fail(f"unknown clip {clip!r}; valid: {', '.join(declarations())}", 2)
     from scenes.pipeline.runner import render_title
     for path in render_title(clip, quality, out, lang):
         click.echo(str(path))
-
-
-for _spec in specs().values():
-    cli.add_command(clip_command(_spec))
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -56,7 +56,7 @@ def test_a_rerun_with_nothing_changed_renders_nothing(rendered, monkeypatch):
     real = chapter.stamp_of
     monkeypatch.setattr(chapter, "stamp_of",
                         lambda clip, *rest: real(clip, *rest) + ("x" if clip == "dropout" else ""))
-    assert [t[0] for t in chapter.tasks_for(rendered, "tiny", True)] == ["dropout"]
+    assert [t.label for t in chapter.tasks_for(rendered, "tiny", True)] == ["dropout"]
 
 
 def test_sections_one_mp4_per_step_with_its_index(tmp_path):

@@ -1,145 +1,72 @@
-"""The chapter video: every registered clip with the book's inputs, rendered in
-parallel, then joined in book order behind a title card each, with one .srt and
-the section list as mp4 chapters (and chapter04.chapters.json).
+"""The chapter video: every registered clip with the book's inputs, rendered as independent
+jobs (scenes/pipeline/executor.py: processes here, or a dask cluster), then joined in book order
+behind a title card each, with one .srt and the section list as mp4 chapters (and
+chapter04.chapters.json). A variants run (several languages, several qualities) is one list of
+jobs over every clip and title card of every variant; each variant is joined when all are done.
 
-A clip is reused when nothing that shapes its frames changed since its last
-render: its inputs, the quality, the pinned packages, the assets, render.py, and
-every project file its module imports, followed through the imports (a stamp per
-clip in OUT/.stamps). A change in scenes/compute/masking.py re-renders the
+A render is reused when nothing that shapes its frames changed since it was made: its stamp in
+OUT/.stamps (scenes/pipeline/stamps.py). A change in scenes/compute/masking.py re-renders the
 clips that import it, and nothing else.
 """
 from __future__ import annotations
 
-import ast
-import concurrent.futures as futures
-import hashlib
-import json
 import os
-import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from scenes.kit import lang as language
 from scenes.kit import style
 from scenes.kit.style import BOOK_TITLE
-from scenes.pipeline.inputs import InputError, check, manifest_inputs, raw_inputs
+from scenes.pipeline.executor import Executor, LocalExecutor, Result, Task, TaskFailed
+from scenes.pipeline.files import stem, write_atomic
+from scenes.pipeline.inputs import InputError
 from scenes.pipeline.join import NAME, duration, join  # noqa: F401  (duration: used by the tests)
-from scenes.pipeline.registry import Clip, specs
-from scenes.pipeline.files import stem
+from scenes.pipeline.registry import Clip, scene, specs
+from scenes.pipeline.leftovers import sweep
+from scenes.pipeline.stamps import (  # noqa: F401  (re-exported: the lab and the tests use them)
+    ROOT, catalogue_hash, code_hash, dependencies, files_hash, fresh, shared_files, stamp_of, title_stamp,
+)
 
-ROOT = Path(__file__).resolve().parents[2]
 RENDER_MEMORY = 1.5e9     # bytes one 1080p render may need at its peak (bench/README.md)
 
 
-def module_file(name: str) -> Path | None:
-    """The project file of a dotted module name (a package's __init__.py), or None."""
-    base = ROOT.joinpath(*name.split("."))
-    for path in (base.with_suffix(".py"), base / "__init__.py"):
-        if path.is_file():
-            return path
-    return None
+@dataclass(frozen=True)
+class Variant:
+    """One chapter: a language and a quality, in its folder."""
+    lang: str
+    quality: str
+    out: Path
 
 
-def imported(path: Path) -> set[Path]:
-    """The project files `path` imports directly (and each package's __init__ on the way)."""
-    found: set[Path] = set()
-    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
-        names: list[str] = []
-        if isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
-        for name in names:
-            parts = name.split(".")
-            for n in range(1, len(parts) + 1):
-                file = module_file(".".join(parts[:n]))
-                if file:
-                    found.add(file)
-    return found
+def variants(out: Path, langs: list[str], qualities: list[str]) -> list[Variant]:
+    """Every language in one folder (NAME.en.mp4 beside NAME.mp4); one quality in OUT itself,
+    several each in OUT/QUALITY/."""
+    return [Variant(lang, quality, out if len(qualities) == 1 else out / quality)
+            for quality in qualities for lang in langs]
 
 
-def dependencies(module: str) -> list[Path]:
-    """Every project file reachable from `module` through its imports."""
-    start = module_file(module)
-    seen, todo = set(), [start] if start else []
-    while todo:
-        path = todo.pop()
-        if path not in seen:
-            seen.add(path)
-            todo += sorted(imported(path) - seen)
-    return sorted(seen)
-
-
-def files_hash(paths: list[Path]) -> str:
-    h = hashlib.sha256()
-    for path in paths:
-        h.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes())
-    return h.hexdigest()
-
-
-def shared_files() -> list[Path]:
-    """What shapes every render: the CLI, the pinned packages, the runner, the file writer of its
-    holds (holds.py) and the assets."""
-    assets = sorted(p for p in (ROOT / "assets").rglob("*") if p.is_file() and "gallery" not in p.parts
-                    and "lang" not in p.parts)            # a catalogue shapes only its language
-    return [ROOT / "render.py", ROOT / "requirements.txt", ROOT / "scenes/pipeline/runner.py",
-            ROOT / "scenes/pipeline/holds.py", ROOT / "scenes/pipeline/files.py", *assets]
-
-
-def voice_hash(clip: str, voice: str | None) -> str:
-    """A voice folder's recordings for this clip (names and bytes), or the voice's name."""
-    if not voice or voice == "espeak":
-        return voice or ""
-    folder = Path(voice) / clip
-    files = sorted(p for p in folder.glob("*") if p.is_file()) if folder.is_dir() else []
-    h = hashlib.sha256()
-    for path in files:
-        h.update(path.name.encode() + b"\0" + path.read_bytes())
-    return h.hexdigest()
-
-
-def stamp_of(clip: str, quality: str, sections: bool, pace: str = "normal", voice: str | None = None,
-             lang: str = language.SOURCE) -> str:
-    from scenes.pipeline.registry import scene
-    inputs = manifest_inputs(check(clip, raw_inputs(clip)))
-    code = files_hash(sorted(set(dependencies(scene(clip).__module__)) | set(shared_files())))
-    text = json.dumps([clip, quality, sections, inputs, code, pace, voice_hash(clip, voice), lang,
-                       catalogue_hash(lang)], sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-def title_stamp(spec: Clip, quality: str, lang: str = language.SOURCE) -> str:
-    code = files_hash(sorted(set(dependencies("scenes.pipeline.title_card")) | set(shared_files())))
-    return hashlib.sha256(json.dumps([spec.section, spec.title, quality, code, lang,
-                                      catalogue_hash(lang)]).encode()).hexdigest()
-
-
-def catalogue_hash(lang: str) -> str:
-    """A language's catalogue (assets/lang/LANG/), which shapes its frames as code does."""
-    return files_hash(sorted((language.CATALOGUES / lang).glob("*.json")))
-
-
-def fresh(out: Path, key: str, stamp: str, files: list[str]) -> bool:
-    path = out / ".stamps" / f"{key}.txt"
-    return path.exists() and path.read_text() == stamp and all((out / f).exists() for f in files)
-
-
-def tasks_for(out: Path, quality: str, sections: bool, pace: str = "normal",
-              voice: str | None = None, lang: str = language.SOURCE) -> list[tuple[str, list[str], str, str]]:
-    """(label, command, stamp key, stamp) for each render that is out of date."""
-    tasks, py = [], [sys.executable, str(ROOT / "render.py")]
-    common = ["--quality", quality, "--out", str(out), "--lang", lang]
-    spoken = ["--pace", pace] + (["--voice", voice] if voice else [])
-    for clip, spec in specs().items():
+def tasks_for(out: Path, quality: str, sections: bool, pace: str = "normal", voice: str | None = None,
+              lang: str = language.SOURCE, clips: dict[str, Clip] | None = None) -> list[Task]:
+    """The renders of one variant that are out of date."""
+    tasks, folder = [], str(Path(out).resolve())
+    common = ("--quality", quality, "--out", folder, "--lang", lang)
+    spoken = ("--pace", pace) + (("--voice", voice) if voice else ())
+    catalogue = catalogue_hash(lang)
+    for clip, spec in (clips or specs()).items():
         name = stem(clip, lang)
-        stamp = stamp_of(clip, quality, sections, pace, voice, lang)
-        if not fresh(out, name, stamp, [f"{name}.mp4", f"{name}.srt", f"{name}.numbers.json"]):
-            tasks.append((name, py + [clip] + common + spoken + (["--sections"] if sections else []),
-                          name, stamp))
-        stamp = title_stamp(spec, quality, lang)
-        if not fresh(out, f"title-{name}", stamp, [f".titles/{name}.mp4"]):
-            tasks.append((f"title {name}", py + ["title-card", clip] + common, f"title-{name}", stamp))
+        module, stamp = scene(clip).__module__, stamp_of(clip, quality, sections, pace, voice, lang)
+        files = (f"{name}.mp4", f"{name}.srt", f"{name}.numbers.json")
+        if not fresh(out, name, stamp, list(files)):
+            args = (clip, *common, *spoken) + (("--sections",) if sections else ())
+            tasks.append(Task(name, name, stamp, args, folder, files, module, code_hash(module) + catalogue, lang))
+        module, stamp = "scenes.pipeline.title_card", title_stamp(spec, quality, lang)
+        files = (f".titles/{name}.mp4",)
+        if not fresh(out, f"title-{name}", stamp, list(files)):
+            args = ("title-card", clip, *common)
+            tasks.append(Task(f"title {name}", f"title-{name}", stamp, args, folder, files, module,
+                              code_hash(module) + catalogue, lang))
     return tasks
 
 
@@ -154,32 +81,43 @@ def job_count() -> int:
     return max(1, min(cores, by_memory))
 
 
-def run_one(cmd: list[str]) -> subprocess.CompletedProcess:
-    """One render in its own process; its output is captured whole (no pipe can fill up)."""
-    return subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+def run_all(tasks: list[Task], executor: Executor) -> None:
+    """Run the renders with one progress line; a render's stamp is written once its files are in
+    place, if the files that shaped it are those its stamp was made from; the first failure stops
+    the rest."""
+    start, count, shown, unstamped = time.monotonic(), [0], "", []
 
+    def done(task: Task, result: Result) -> None:
+        nonlocal shown
+        missing = [f for f in task.files if not (Path(task.out) / f).exists()]
+        if missing:
+            raise RuntimeError(f"{task.label}: {missing[0]} is not in {task.out} after its render "
+                               f"(do the workers write to the same folder? it must be on a shared file system)")
+        if result.checkout == task.code:
+            (Path(task.out) / ".stamps").mkdir(parents=True, exist_ok=True)
+            write_atomic(Path(task.out) / ".stamps" / f"{task.key}.txt", task.stamp)
+        else:
+            unstamped.append(task.label)
+        count[0] += 1
+        shown = progress(start, count[0], len(tasks), shown)
 
-def run_all(tasks: list, out: Path, jobs: int | None = None) -> None:
-    """Run the renders in parallel with one progress line; the first failure stops the rest."""
-    (out / ".stamps").mkdir(parents=True, exist_ok=True)
-    start, done, shown = time.monotonic(), 0, ""
-    with futures.ThreadPoolExecutor(max_workers=jobs or job_count()) as pool:
-        running = {pool.submit(run_one, cmd): (label, key, stamp) for label, cmd, key, stamp in tasks}
-        for job in futures.as_completed(running):
-            label, key, stamp = running[job]
-            result = job.result()
-            if result.returncode:
-                for other in running:
-                    other.cancel()
-                err = (result.stderr.strip().splitlines() or ["no message"])[-1]
-                if result.returncode == 2:      # the clip refused its input (a missing recording)
-                    raise InputError("voice", label, err.removeprefix("Error: "))
-                raise RuntimeError(f"{label}: {err}")
-            (out / ".stamps" / f"{key}.txt").write_text(stamp)
-            done += 1
-            shown = progress(start, done, len(tasks), shown)
+    try:
+        executor.run(tasks, done)
+    except TaskFailed as err:
+        if err.result.code == 2:      # the clip refused its input (a missing recording)
+            raise InputError("voice", err.task.label, err.result.message) from None
+        raise RuntimeError(str(err)) from None
+    finally:
+        for folder in {Path(t.out) for t in tasks}:     # what a render that died here left behind
+            sweep(folder)
+            if (folder / ".titles").is_dir():
+                sweep(folder / ".titles")
     if tasks:
         print(file=sys.stderr)
+    if unstamped:
+        print(f"[chapter] {len(unstamped)} renders ({', '.join(unstamped[:3])}{', ...' if len(unstamped) > 3 else ''})"
+              " were made from files other than this run's (edited while it ran, or a worker on another "
+              "commit): kept, not stamped, made again next run", file=sys.stderr)
 
 
 def progress(start: float, done: int, total: int, shown: str) -> str:
@@ -194,26 +132,51 @@ def progress(start: float, done: int, total: int, shown: str) -> str:
 
 def render_chapter(quality: str = "high", out: str | Path = "media", sections: bool = True,
                    jobs: int | None = None, pace: str = "normal", voice: str | None = None,
-                   one_file: bool = False, lang: str = language.SOURCE) -> list[Path]:
+                   one_file: bool = False, lang: str = language.SOURCE, executor: Executor | None = None,
+                   clips: list[str] | None = None) -> list[Path]:
     """Render what is out of date, join the chapter; with sections (the default) also the
     presenter page chapter04.html, each title card a step of its own."""
+    return render_variants([lang], [quality], out, sections, jobs, pace, voice, one_file, executor, clips)
+
+
+def render_variants(langs: list[str], qualities: list[str], out: str | Path = "media", sections: bool = True,
+                    jobs: int | None = None, pace: str = "normal", voice: str | None = None,
+                    one_file: bool = False, executor: Executor | None = None,
+                    clips: list[str] | None = None) -> list[Path]:
+    """Every variant (language x quality) of the chapter: one list of jobs over all of them
+    (on `executor`, default processes here), then each variant joined. `clips`: only these
+    (the tests' small chapters)."""
     out = Path(out)
     if voice and voice != "espeak" and not Path(voice).is_dir():
         raise InputError("voice", voice, "is neither 'espeak' nor a folder of recordings")
     voice = voice if voice in (None, "espeak") else str(Path(voice).resolve())
-    out.mkdir(parents=True, exist_ok=True)
-    clips = specs()
-    run_all(tasks_for(out, quality, sections, pace, voice, lang), out, jobs)
-    written = join(out, clips, lang)
-    if sections:
-        from scenes.pipeline.presenter import clip_steps, title_step, write_page
-        language.use(lang)
-        parts = []
-        for clip, spec in clips.items():
-            name, title = stem(clip, lang), spec.heading()
-            parts.append({"section": spec.section, "title": title,
-                          "steps": [title_step(out, name, spec.section, title)]
-                          + clip_steps(out, name, spec.section, title)})
-        heading = language.tr(BOOK_TITLE).replace("{}", str(style.CHAPTER))
-        written.append(write_page(out, stem(NAME, lang), heading, parts, lang=lang, one_file=one_file))
+    chosen = {c: s for c, s in specs().items() if clips is None or c in clips}
+    todo = variants(out, langs, qualities)
+    for variant in todo:
+        variant.out.mkdir(parents=True, exist_ok=True)
+    tasks = [t for v in todo for t in tasks_for(v.out, v.quality, sections, pace, voice, v.lang, chosen)]
+    local = executor or LocalExecutor(jobs or job_count())
+    try:
+        run_all(tasks, local)
+    finally:
+        if executor is None:
+            local.close()
+    written = []
+    for variant in todo:
+        written += join(variant.out, chosen, variant.lang)
+        if sections:
+            written.append(presenter_page(variant, chosen, one_file))
     return written
+
+
+def presenter_page(variant: Variant, clips: dict[str, Clip], one_file: bool) -> Path:
+    """chapter04.html (chapter04.en.html): each clip's title card a step of its own, then its steps."""
+    from scenes.pipeline.presenter import clip_steps, title_step, write_page
+    lang, parts = variant.lang, []
+    for clip, spec in clips.items():
+        name, title = stem(clip, lang), spec.heading(lang)
+        parts.append({"section": spec.section, "title": title,
+                      "steps": [title_step(variant.out, name, spec.section, title)]
+                      + clip_steps(variant.out, name, spec.section, title)})
+    heading = language.tr(BOOK_TITLE, lang).replace("{}", str(style.CHAPTER))
+    return write_page(variant.out, stem(NAME, lang), heading, parts, lang=lang, one_file=one_file)

@@ -3,13 +3,23 @@ scenes/clips/, as a ClipScene subclass carrying a `spec = Clip(...)`.
 
 Everything else (the CLI, input rules, the runner, the chapter's order, presets,
 the tests' parametrisation) asks this module; nothing else lists the clips.
+
+Finding the clips imports them, and so Manim (about two seconds). What the CLI needs to build
+its commands (names, sections, summaries, options: `declarations()`) is also kept in
+.cache/clips.json, keyed by the bytes of every file under scenes/, so that `render.py --help`,
+`render.py list` and `render.py NAME --help` import no clip while nothing under scenes/ changed.
 """
 from __future__ import annotations
 
+import hashlib
 import importlib
+import json
+import os
 import pkgutil
 import re
+from dataclasses import asdict, dataclass
 from functools import lru_cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from scenes.kit.clip import Clip, Option  # noqa: F401  (declared in the kit; the clips import them here too)
@@ -18,6 +28,8 @@ if TYPE_CHECKING:
     from scenes.kit.base import ClipScene
 
 CLIPS_PACKAGE = "scenes.clips"
+SCENES = Path(__file__).resolve().parents[1]
+CACHE = SCENES.parent / ".cache" / "clips.json"
 
 
 def section_key(section: str) -> tuple:
@@ -53,3 +65,45 @@ def spec(name: str) -> Clip:
 
 def scene(name: str) -> type[ClipScene]:
     return scenes()[name]
+
+
+@dataclass(frozen=True)
+class Declared:
+    """What the CLI shows of a clip, without its rules: kept in the cache as plain JSON."""
+    name: str
+    section: str
+    title: str
+    summary: str
+    options: tuple[Option, ...]
+
+
+def fingerprint() -> str:
+    """The bytes of every Python file under scenes/ (where a clip and its declaration live)."""
+    h = hashlib.sha256()
+    for path in sorted(SCENES.rglob("*.py")):
+        h.update(str(path.relative_to(SCENES)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+@lru_cache(maxsize=1)
+def declarations() -> dict[str, Declared]:
+    """Every clip's declaration in book order: from the cache while scenes/ is unchanged, else
+    from the clips themselves (then cached; a folder that cannot be written is no error)."""
+    key = fingerprint()
+    try:
+        data = json.loads(CACHE.read_text("utf-8"))
+        if data["fingerprint"] == key:
+            return {d["name"]: Declared(**{**d, "options": tuple(Option(**o) for o in d["options"])})
+                    for d in data["clips"]}
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    found = {name: Declared(s.name, s.section, s.title, s.summary, tuple(s.options)) for name, s in specs().items()}
+    try:
+        CACHE.parent.mkdir(parents=True, exist_ok=True)
+        part = CACHE.with_name(f".{CACHE.name}.{os.getpid()}")
+        part.write_text(json.dumps({"fingerprint": key, "clips": [asdict(d) for d in found.values()]},
+                                   ensure_ascii=False), "utf-8")
+        os.replace(part, CACHE)
+    except OSError:
+        pass
+    return found

@@ -1,5 +1,6 @@
-"""Render one clip into --out: Manim in a private media dir, then the finished
-files moved into place whole (never a half-written final file)."""
+"""Render one job (scenes/pipeline/jobs.py) into its folder: Manim in a private work folder,
+then the finished files moved into place whole (never a half-written final file). What a render
+that died left behind is removed by the next one into that folder (scenes/pipeline/leftovers.py)."""
 from __future__ import annotations
 
 import json
@@ -16,6 +17,8 @@ from scenes.kit.layout import frame
 from scenes.pipeline import holds
 from scenes.pipeline.files import srt_text, srt_time, stem, write_atomic  # noqa: F401  (re-exported)
 from scenes.pipeline.inputs import InputError, manifest_inputs
+from scenes.pipeline.jobs import QUALITIES, RenderJob  # noqa: F401  (QUALITIES: re-exported)
+from scenes.pipeline.leftovers import HOST, sweep, work_dir
 from scenes.pipeline.registry import scene as scene_class
 from scenes.pipeline.voice import from_folder, script_markdown, spoken
 
@@ -24,10 +27,6 @@ TEX_CACHE = Path(__file__).resolve().parents[2] / ".cache" / "tex"
 # for such frames) while encoding takes about half the time of Manim's default (medium, CRF 23);
 # files grow ~15% (bench/README.md).
 ENCODER = {"crf": "20", "preset": "veryfast"}
-QUALITIES = {  # name -> (width, height, fps)
-    "tiny": (256, 144, 5), "low": (854, 480, 15), "medium": (1280, 720, 30),
-    "high": (1920, 1080, 60), "4k": (3840, 2160, 60),
-}
 
 
 def manim_settings(work: Path, name: str, quality: str, fmt: str, dry_run: bool = False,
@@ -101,71 +100,87 @@ def render_clip(clip: str, inputs: dict, quality: str = "high", fmt: str = "mp4"
                 dry_run: bool = False, step: int | None = None, sections: bool = False,
                 pace: str = "normal", voice: str | None = None, one_file: bool = False,
                 lang: str = language.SOURCE) -> list[Path]:
-    """Render `clip` with checked `inputs` in `lang`; return the paths written.
+    """render(RenderJob(...)) in the positional form older callers (the lab's worker) use."""
+    return render(RenderJob(clip=clip, inputs=inputs, quality=quality, format=fmt, out=Path(out),
+                            dry_run=dry_run, step=step, sections=sections, pace=pace, voice=voice,
+                            one_file=one_file, lang=lang))
+
+
+def render(job: RenderJob) -> list[Path]:
+    """Render one job; return the paths written. The job's language is in force while its scene
+    is built and the one before it afterwards.
 
     A --step past the clip's last step, or a missing recording, is bad input (InputError),
     and nothing is written."""
-    scene_cls = scene_class(clip)
-    language.use(lang)
-    name = stem(clip, lang)
-    out = Path(out)
+    scene_cls = scene_class(job.clip)
+    out = job.out
     created = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".render-{clip}-", dir=out))
+    sweep(out)
+    work = work_dir(out, "render", job.clip)
+    before = language.current
+    language.use(job.lang)
     try:
         try:
-            if step is not None and step < 1:
-                raise InputError("step", str(step), "steps count from 1")
             # a dry run checks a folder of recordings too (and its timings follow them); espeak only speaks for real
-            recordings = recordings_for(clip, inputs, pace, None if dry_run and voice == "espeak" else voice,
-                                        work, lang)
+            voice = None if job.dry_run and job.voice == "espeak" else job.voice
+            recordings = recordings_for(job.clip, dict(job.inputs), job.pace, voice, work, job.lang)
         except InputError:
-            shutil.rmtree(work, ignore_errors=True)
-            if created:
-                shutil.rmtree(out, ignore_errors=True)
+            discard(out, created)
             raise
-        with checked_config(manim_settings(work, clip, quality, fmt, dry_run, sections)):
-            scene = scene_cls(inputs=inputs, stop_after_step=step, skip_animations=dry_run, pace=pace,
-                              recordings=recordings, renderer=holds.renderer(dry_run))
+        with checked_config(manim_settings(work, job.clip, job.quality, job.format, job.dry_run, job.sections)):
+            scene = scene_cls(inputs=dict(job.inputs), stop_after_step=job.step, skip_animations=job.dry_run,
+                              pace=job.pace, recordings=recordings, renderer=holds.renderer(job.dry_run))
             scene.render()
             shape = frame()
-        keep_tex(work, clip)
-        if step is not None and step > len(scene.captions):
+        keep_tex(work, job.clip)
+        steps = len(scene.captions)
+        if job.step is not None and job.step > steps:
             shutil.rmtree(work, ignore_errors=True)
-            if created:
-                shutil.rmtree(out, ignore_errors=True)
-            raise InputError("step", str(step), f"{clip} has {len(scene.captions)} steps: "
-                                                f"give 1 to {len(scene.captions)}")
-        written = []
-        if not dry_run:
-            final = out / f"{name}.{fmt}"
-            os.replace(produced(work, clip, fmt), final)
-            written.append(final)
-            if sections and fmt != "png":
-                written += move_sections(work, out, name)
-        manifest = scene.book.manifest(clip, manifest_inputs(inputs))
-        manifest["steps"] = [{"caption": t, "start": a, "end": b, "narration": scene.narration.get(n, "")}
-                             for n, (a, b, t) in enumerate(scene.captions, 1)]
-        manifest["frame"] = shape
-        manifest["layout"] = scene.layout
-        manifest["lang"] = lang
-        write_atomic(out / f"{name}.numbers.json", json.dumps(manifest, ensure_ascii=False, indent=1) + "\n")
-        written.append(out / f"{name}.numbers.json")
-        spec = scene_cls.spec
-        title = spec.heading()
-        write_atomic(out / f"{name}.script.md", script_markdown(f"{spec.section} {title}", manifest["steps"]))
-        written.append(out / f"{name}.script.md")
-        if not dry_run and fmt != "png":
-            write_atomic(out / f"{name}.srt", srt_text(scene.captions))
-            written.append(out / f"{name}.srt")
-        if sections and not dry_run and fmt != "png":
-            from scenes.pipeline.presenter import clip_steps, write_page
-            part = {"section": spec.section, "title": title, "steps": clip_steps(out, name, spec.section, title)}
-            written.append(write_page(out, name, f"{spec.section} {title}", [part], lang=lang,
-                                      one_file=one_file))
-        return written
+            discard(out, created)
+            raise InputError("step", str(job.step), f"{job.clip} has {steps} steps: give 1 to {steps}")
+        return write_outputs(job, scene, shape, work)
     finally:
+        language.use(before)
         shutil.rmtree(work, ignore_errors=True)
+
+
+def discard(out: Path, created: bool) -> None:
+    """Bad input found on the way: the folder goes if this render made it (nothing written)."""
+    if created:
+        shutil.rmtree(out, ignore_errors=True)
+
+
+def write_outputs(job: RenderJob, scene: Any, shape: dict, work: Path) -> list[Path]:
+    """Move the finished video into place whole, then write the manifest, script, srt and page."""
+    out, name, written = job.out, job.name, []
+    if not job.dry_run:
+        final = out / f"{name}.{job.format}"
+        os.replace(produced(work, job.clip, job.format), final)
+        written.append(final)
+        if job.sections and job.videos:
+            written += move_sections(work, out, name)
+    manifest = scene.book.manifest(job.clip, manifest_inputs(dict(job.inputs)))
+    manifest["steps"] = [{"caption": t, "start": a, "end": b, "narration": scene.narration.get(n, "")}
+                         for n, (a, b, t) in enumerate(scene.captions, 1)]
+    manifest["frame"] = shape
+    manifest["layout"] = scene.layout
+    manifest["lang"] = job.lang
+    write_atomic(out / f"{name}.numbers.json", json.dumps(manifest, ensure_ascii=False, indent=1) + "\n")
+    written.append(out / f"{name}.numbers.json")
+    spec = type(scene).spec
+    title = spec.heading()
+    write_atomic(out / f"{name}.script.md", script_markdown(f"{spec.section} {title}", manifest["steps"]))
+    written.append(out / f"{name}.script.md")
+    if job.videos:
+        write_atomic(out / f"{name}.srt", srt_text(scene.captions))
+        written.append(out / f"{name}.srt")
+    if job.sections and job.videos:
+        from scenes.pipeline.presenter import clip_steps, write_page
+        part = {"section": spec.section, "title": title, "steps": clip_steps(out, name, spec.section, title)}
+        written.append(write_page(out, name, f"{spec.section} {title}", [part], lang=job.lang,
+                                  one_file=job.one_file))
+    return written
 
 
 def render_title(clip: str, quality: str = "high", out: str | Path = "media",
@@ -173,11 +188,13 @@ def render_title(clip: str, quality: str = "high", out: str | Path = "media",
     """The section's title card, as out/.titles/CLIP.mp4 with its manifest CLIP.numbers.json
     (CLIP.en.mp4 in English)."""
     from scenes.pipeline.title_card import TitleCard
-    language.use(lang)
     name = stem(clip, lang)
     target = Path(out) / ".titles"
     target.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".title-{clip}-", dir=target))
+    sweep(target)
+    work = work_dir(target, "title", clip)
+    before = language.current
+    language.use(lang)
     try:
         with checked_config(manim_settings(work, clip, quality, "mp4")):
             card = TitleCard(scene_class(clip).spec, renderer=holds.renderer())
@@ -191,13 +208,21 @@ def render_title(clip: str, quality: str = "high", out: str | Path = "media",
         write_atomic(target / f"{name}.numbers.json", json.dumps(manifest, ensure_ascii=False, indent=1) + "\n")
         return [final, target / f"{name}.numbers.json"]
     finally:
+        language.use(before)
         shutil.rmtree(work, ignore_errors=True)
 
 
 def move_sections(work: Path, out: Path, clip: str) -> list[Path]:
-    """--sections: one mp4 per step plus the index JSON, into out/NAME.sections/."""
+    """--sections: one mp4 per step plus the index JSON, into out/NAME.sections/, whole: copied
+    beside it under a hidden name, then swapped in (the old folder removed after the swap)."""
     index = next(work.rglob("sections/*.json"))
     target = out / f"{clip}.sections"
-    shutil.rmtree(target, ignore_errors=True)
-    shutil.copytree(index.parent, target)
+    mine = f"~{os.getpid()}~{HOST}~"
+    new, old = out / f".{clip}.sections{mine}new", out / f".{clip}.sections{mine}old"
+    shutil.rmtree(new, ignore_errors=True)
+    shutil.copytree(index.parent, new)
+    if target.exists():
+        os.replace(target, old)
+    os.replace(new, target)
+    shutil.rmtree(old, ignore_errors=True)
     return [target]

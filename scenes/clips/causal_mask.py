@@ -5,13 +5,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for plain `manim` runs
 
-import numpy as np
 from manim import DOWN, LEFT, ORIGIN, RIGHT, UP, VGroup, Write
 
-from scenes.clips.causal_mask_parts import (AREA, cache_grids, changed_proxy, check_fits, column, diagonal_words,
-                                            grid, line, route_note, route_say, route_words, said, short, shrink_key,
-                                            shrink_words, vector_text)
-from scenes.clips.causal_mask_words import CACHE, CHECK, DIAGONAL_HEAD, FIVE, FLAT, MASK, ROUTE, ROUTE_NONE, VERDICT
+from scenes.clips.causal_mask_parts import (AREA, cache_grids, check_fits, column, diagonal_words, five_blocks,
+                                            five_say, formula, grid, input_grid, mask_case, mask_say, route_grids,
+                                            route_note, route_say, route_words, said, short, shrink_key, shrink_words)
+from scenes.clips.causal_mask_check import changed_inputs, check_note, check_say
+from scenes.clips.causal_mask_words import CACHE, CHECK, DIAGONAL_HEAD, FIVE, MASK, ROUTE, ROUTE_NONE, VERDICT
 from scenes.compute import masking as compute, provenance
 from scenes.kit import style
 from scenes.kit.anim import Appear
@@ -21,7 +21,6 @@ from scenes.kit.clip import Clip, Option
 from scenes.kit.blocks import RowNames, arrow, linked, pair, proxy, row_of, stack
 from scenes.kit.page import Page, choose, fits, keeps_contract, needed, phrase, turn
 
-NARROW = 4          # a query at most this wide is written out in a line
 WITH_INPUTS = 0.75  # K and V stand beside the five-step table while it keeps this scale
 
 
@@ -108,15 +107,9 @@ class CausalMask(ClipScene):
         return self.book.index(f"query[{t}]", self.called[t])
 
     def pages(self, pages) -> None:
-        """Each page is a step: (caption, group, [[animations], ...], narration) played in order;
-        the caption and each sentence of the narration are phrases (template, slots, named slots);
-        the animations may come from a function, called once the group is in place."""
+        """Each page a step: (caption, group, [[animations], ...] or a function returning them once
+        the group is placed, narration), through the kit's page engine."""
         turn(self, [Page(caption, group, order, say) for caption, group, order, say in pages], AREA)
-
-    def input_grid(self, name, label, values, color, changed=None, names=None):
-        mob = grid(self.book, label, values, style.decimals_for(values), row_labels=names or self.keys,
-                   row_color=style.KEY, header=name, header_color=color)
-        return mob.frame_row(changed, style.ACCENT, kind="changed") if changed is not None else mob
 
     def mask_pages(self, whole, alone, head, steps, suffix, say, top=None, note=None):
         """M (0 / −∞) beside or above A with each row's sum: one step, or two (M, then A) when
@@ -142,10 +135,6 @@ class CausalMask(ClipScene):
         self.pages([(whole, first, intro + [[Appear(m)]], say[:1]),
                     (alone, second, [[Appear(weights)]] + ending, say[1:])])
 
-    def formula(self):
-        s = r"\frac{QK^{\top}}{\sqrt{d_k}}" if self.inputs["scale"] else r"QK^{\top}"
-        return self.book.math(r"A = \mathrm{softmax}\left(" + s + r" + M\right)", size=34)
-
     # -- steps
     def five_steps(self):
         book, s, t, i = self.book, self.result.steps, self.result.track, self.inputs
@@ -156,25 +145,7 @@ class CausalMask(ClipScene):
                 ("weights", s.weights, "weights", "权重 A")]
         table = [column(book, f"{name}[{t}]", vals[t], hidden=hidden if heat else None, heat=heat,
                         col_labels=[head], col_color=style.TRACK) for name, vals, heat, head in cols]
-        if len(s.q[t]) <= NARROW:
-            query = book.text("当前查询 {query} = {q}", query=self.qname(), q=vector_text(book, f"q[{t}]", s.q[t]),
-                              color=style.QUERY)
-        else:                      # a wide query: its numbers in a row of cells, its name above
-            query = line(book, f"q[{t}]", s.q[t], decimals=style.decimals_for(s.q[t]),
-                         header=book.compose("当前查询 {}", self.qname()), header_color=style.QUERY)
-        divisor = book.fmt("scale", s.scale) if i["scale"] else None
-        scale = book.compose("÷ √dₖ = ÷ {}", divisor) if divisor else book.compose("未缩放")
-        total = book.compose("Σ A = {}", book.fmt(f"row_sums[{t}]", s.row_sums[t]))
-        seen = book.text("{scale}    可见的键 {visible} / {keys}    {total}", scale=scale,
-                         visible=book.index(f"visible[{t}]", s.visible[t]), keys=book.index("keys", len(s.k)),
-                         total=total, size=style.LABEL_SIZE, color=style.MUTED)
-        lost = np.isnan(s.weights[t]).any()
-        note = (book.label("这一行的键全被遮住：softmax 得到 NaN，输出也是 NaN。",
-                           size=style.LABEL_SIZE, color=style.MASK) if lost else VGroup())
-        name, wide = book.compose("z{} = Σ Aⱼ vⱼ", self.qindex()), len(s.output[t]) > NARROW
-        out = line(book, f"output[{t}]", s.output[t], decimals=style.decimals_for(s.output[t]),
-                   row_labels=None if wide else [name], row_color=style.ACCENT,
-                   header=name if wide else None, header_color=style.ACCENT)
+        query, seen, note, out, divisor = five_blocks(book, self.result, i, self.qname(), self.qindex())
         names = RowNames(book, table[0], self.keys, style.KEY)
         names.attach(table[0])
         trial = VGroup(proxy(s.k, style.decimals_for(s.k)), row_of(table, buff=0.2),
@@ -183,7 +154,7 @@ class CausalMask(ClipScene):
         k = v = VGroup()
         if AREA.room(page) >= max(WITH_INPUTS, needed(book, page)):     # K and V beside the table
             names.detach(table[0])
-            k = self.input_grid("K", "k", s.k, style.KEY)
+            k = input_grid(book, "K", "k", s.k, style.KEY, self.keys)
             v = grid(book, "v", s.v, style.decimals_for(s.v), header="V", header_color=style.VALUE)
         grids = row_of([g for g in (k, *table, v) if len(g)], buff=0.2)
         page = stack(query, grids, seen, note, out, buff=0.3)
@@ -193,13 +164,7 @@ class CausalMask(ClipScene):
                         lambda: (upper.arrange(DOWN, buff=0.3), lower.arrange(DOWN, buff=0.3),
                                  VGroup(upper, lower).arrange(RIGHT, buff=0.6))], AREA, needed(book, page))
         dim = [v.row(j) for j in range(len(s.k)) if hidden[j]] if len(v) else []
-        keys, opening = book.index("keys", len(s.k)), (said("five.scale", query=self.qname(), scale=divisor)
-                                                       if i["scale"] else said("five.raw", self.qname()))
-        say = ([opening, said("five.nan", keys)] if lost else
-               [opening, said("five.open", keys), said("out.all", self.qindex())] if not i["causal"] else
-               [opening, said("five.some", keys=keys, visible=book.index(f"visible[{t}]", s.visible[t])),
-                said("out.hidden", self.qindex())]
-               if hidden.any() else [opening, said("five.none", keys), said("out.all", self.qindex())])
+        say = five_say(book, self.result, i, self.qname(), self.qindex(), divisor)
 
         def first():           # built once the page is placed (a dimmed row's target is a copy of it)
             return [[Appear(query), Appear(k), Appear(v)], *[[Appear(c)] for c in table]]
@@ -214,36 +179,23 @@ class CausalMask(ClipScene):
 
     def mask_before_softmax(self):
         r, book, causal = self.result, self.book, self.inputs["causal"]
-        nan = causal and len(r.nan_rows)
-        slots = {"row": book.index("nan_row", r.nan_rows[0])} if nan else {"one": book.const(1)}
-        whole, alone = MASK["open" if not causal else "nan" if nan else
-                            "none" if not (r.steps.mask != 0).any() else "some"]
+        case = mask_case(r, causal)
+        slots = {"row": book.index("nan_row", r.nan_rows[0])} if case == "nan" else {"one": book.const(1)}
         triu = book.index("triu_diagonal", self.inputs["diagonal"] + self.inputs["cached"]) if causal else None
         head = book.compose("M：triu(diagonal={}) 标出的位置为 −∞", triu) if causal else "掩码关闭：M 全为零"
-        say = ([said("mask.open.m"), said("mask.open.a")] if not causal else
-               [said("mask.nan.m", triu=triu, **slots), said("mask.nan.a")] if nan else
-               [said("mask.none.m", triu), said("mask.none.a")] if not (r.steps.mask != 0).any() else
-               [said("mask.diag.m" if self.inputs["diagonal"] == 0 else "mask.some.m", triu), said("mask.some.a")])
-        self.mask_pages(phrase(whole, **slots), phrase(alone, **slots),
-                        head, r.steps, "", say, top=self.formula())
+        whole, alone = MASK[case]
+        self.mask_pages(phrase(whole, **slots), phrase(alone, **slots), head, r.steps, "",
+                        mask_say(case, self.inputs["diagonal"], triu, slots), top=formula(book, self.inputs["scale"]))
 
     def other_route(self):
         r, book, post = self.result, self.book, self.result.post
-        cols = dict(col_labels=self.key_names, col_color=style.KEY)
-        probs = grid(book, "post_probs", post.probs, heat="weights", row_labels=self.query_names,
-                     row_color=style.QUERY, header="P = softmax(S)", **cols)
-        sums = column(book, "post_row_sums", post.row_sums, col_labels=["剩余和" if self.inputs["causal"] else "行和"],
-                      col_color=style.ACCENT)
         hidden = r.steps.mask != 0
+        probs, sums, zeroed, renorm = route_grids(book, post, hidden, self.inputs["causal"], self.query_names,
+                                                  self.key_names)
         if not hidden.any():        # nothing to zero: the two routes are one
             page = row_of([probs, sums], buff=0.15)
             return self.pages([(phrase(ROUTE_NONE[self.inputs["causal"]]), page, [[Appear(page)]],
                                 [said("route.none" if self.inputs["causal"] else "route.none.open")])])
-        zeroed = grid(book, "post_zeroed", post.zeroed, hidden=hidden, heat="weights", header="未来置零",
-                      header_color=style.MASK, **cols)
-        renorm = grid(book, "post_renormalised", post.renormalised, hidden=hidden, heat="weights",
-                      row_labels=self.query_names, row_color=style.QUERY, header="每行 ÷ 剩余和",
-                      header_color=style.VALUE, **cols)
         cut, route = shrink_words(book, post, hidden), route_words(book, r)
         intro, tail = [said("route.intro"), said(shrink_key(post, hidden))], route_say(book, r)
         note = route_note(book, r)
@@ -303,11 +255,11 @@ class CausalMask(ClipScene):
                  outputs, style.decimals_for(outputs),
                  row_labels=["有掩码 改前", "有掩码 改后", "无掩码 改前", "无掩码 改后"],
                  header=book.compose("跟踪的输出 z{}", self.qindex()), header_color=style.TRACK)
-        note = self.check_note()
+        note = check_note(self)
         right = stack(shifts, z, note, buff=0.45)
-        full = self.changed_inputs(row, delta, proxies=True)
-        left = self.changed_inputs(row, delta, proxies=False, full=check_fits(book, full, right, shifts, z, note))
-        found = self.check_say(changed)
+        full = changed_inputs(self, row, delta, proxies=True)
+        left = changed_inputs(self, row, delta, proxies=False, full=check_fits(book, full, right, shifts, z, note))
+        found = check_say(self, changed)
         if check_fits(book, left, right, shifts, z, note):
             return self.pages([(caption, VGroup(left, right), [[Appear(left)], [Appear(shifts)], [Appear(z), Appear(note)]],
                                 [said("check.ask"), said("check.change", row=changed, delta=by), *found])])
@@ -325,61 +277,6 @@ class CausalMask(ClipScene):
         low.arrange(DOWN, buff=0.45)
         self.pages([first, (after, shifts, [[Appear(shifts)]], found),
                     (after, low, [[Appear(z), Appear(note)]], [said("check.why")])])
-
-    def sees_last(self) -> bool:
-        """Whether the tracked query may see the changed (last) key with the mask on."""
-        i, t = self.inputs, self.result.track
-        return bool(compute.causal_mask(len(i["q"]), len(i["k"]), i["diagonal"], i["cached"])[t, -1] == 0)
-
-    def check_say(self, changed) -> list[tuple]:
-        """What the check found for the tracked query, with the mask and without: two sentences."""
-        r, t, book = self.result, self.result.track, self.book
-        on, off = r.verdict_on[t], r.verdict_off[t]
-
-        def shift(name, value):          # a moved output's shift, drawn with four decimals
-            return book.fmt(f"shift_{name}[{t}]", value)
-        hidden = on == "same" and not self.sees_last()
-        found = (said("on.nan", self.qname()) if on == "nan" else
-                 said("on.moved", query=self.qname(), row=changed, shift=shift("causal", r.check_on.shift[t]))
-                 if on == "moved" else said("on.hidden" if hidden else "on.flat", query=self.qname(), row=changed))
-        if off in ("same", "nan"):
-            flat = off == "same" and on == "same" and not hidden
-            return [found, said("off.flat" if flat else "off." + off)]
-        key = "off.leak" if hidden else "off.also" if on == "moved" else "off.moved"
-        return [found, said(key, shift("open", r.check_off.shift[t]))]
-
-    def check_note(self):
-        """Why an output is NaN (no visible key), or why the tracked one did not move although
-        it sees the changed row (its weight underflowed to zero)."""
-        r, t, book = self.result, self.result.track, self.book
-        lines, lost = [], np.flatnonzero(r.verdict_on == "nan")
-        if len(lost):
-            lines.append(book.text("{} 没有可见的键：有掩码时输出本就是 NaN，无从比较。",
-                                   self.query_names[lost[0]], size=style.LABEL_SIZE, color=style.MASK))
-        flat = [r.verdict_on[t] == "same" and self.sees_last(), r.verdict_off[t] == "same"]
-        if any(flat):
-            where = "both" if all(flat) else "on" if flat[0] else "off"
-            lines.append(book.text(FLAT[where],
-                                   self.qname(), size=style.LABEL_SIZE, color=style.MUTED))
-        return stack(*lines, buff=0.15) if lines else VGroup()
-
-    def changed_inputs(self, row, delta, proxies=False, full=True):
-        """K′ and V′ with the changed row framed (or boxes their size, to choose a layout); or,
-        when they are too big, that row alone."""
-        ch, book = self.result.check_on, self.book
-        if proxies:
-            return changed_proxy(book, ch, self.key_names, delta)
-        if full:
-            k = self.input_grid("K′", "k_changed", ch.k_changed, style.KEY, row, self.key_names)
-            v = self.input_grid("V′", "v_changed", ch.v_changed, style.VALUE, row, self.key_names)
-            v.remove(v.row_labels)
-            return stack(row_of([k, v], buff=0.4), delta, buff=0.35)
-        k, v = (line(book, f"{name}[{row}]", values[row], decimals=style.decimals_for(values),
-                     row_labels=[self.key_names[row]], row_color=style.KEY, header=head, header_color=color)
-                .frame_row(0, style.ACCENT, kind="changed")
-                for name, values, head, color in (("k_changed", ch.k_changed, "K′ 的最后一行", style.KEY),
-                                                  ("v_changed", ch.v_changed, "V′ 的最后一行", style.VALUE)))
-        return stack(k, v, delta, buff=0.35)
 
     def cache_view(self):
         book, c, d = self.book, self.result.cache, self.inputs["diagonal"]

@@ -18,6 +18,7 @@ from scenes.kit.numbers import NumberBook, Shown
 from scenes.kit.page import Area, arrange, phrase
 
 AREA = Area(width=13.0, height=5.6, most=1.35)   # a step's board; small layouts grow at most 1.35x
+NARROW = 4             # a query or output at most this wide is written out in a line
 SHORT = 8              # token labels on grids: at most this many half-width characters, then "…"
 
 
@@ -38,6 +39,18 @@ def line(book: NumberBook, name: str, values, **kw) -> MatrixGrid:
     """One row of values, recorded as name[c] (a query, an output)."""
     values = np.asarray(values, float)
     return grid(book, [[f"{name}[{c}]" for c in range(len(values))]], values[None, :], **kw)
+
+
+def input_grid(book: NumberBook, name: str, label: str, values, color: str, names, changed=None) -> MatrixGrid:
+    """K or V (or K′, V′) with the key names; the changed row framed when given."""
+    mob = grid(book, label, values, style.decimals_for(values), row_labels=names, row_color=style.KEY,
+               header=name, header_color=color)
+    return mob.frame_row(changed, style.ACCENT, kind="changed") if changed is not None else mob
+
+
+def formula(book: NumberBook, scale: bool) -> Mobject:
+    s = r"\frac{QK^{\top}}{\sqrt{d_k}}" if scale else r"QK^{\top}"
+    return book.math(r"A = \mathrm{softmax}\left(" + s + r" + M\right)", size=34)
 
 
 def vector_text(book: NumberBook, name: str, values, decimals: int = 4) -> Shown:
@@ -113,6 +126,24 @@ def route_words(book: NumberBook, r) -> Shown:
     return book.compose(ROUTE_WORDS[agreement])
 
 
+def route_grids(book: NumberBook, post, hidden, causal: bool, query_names, key_names) -> tuple:
+    """The other route's grids: P = softmax(S) and its row sums; P with the future zeroed and each
+    row divided by what is left (None when nothing is hidden)."""
+    cols = dict(col_labels=key_names, col_color=style.KEY)
+    probs = grid(book, "post_probs", post.probs, heat="weights", row_labels=query_names,
+                 row_color=style.QUERY, header="P = softmax(S)", **cols)
+    sums = column(book, "post_row_sums", post.row_sums, col_labels=["剩余和" if causal else "行和"],
+                  col_color=style.ACCENT)
+    if not hidden.any():
+        return probs, sums, None, None
+    zeroed = grid(book, "post_zeroed", post.zeroed, hidden=hidden, heat="weights", header="未来置零",
+                  header_color=style.MASK, **cols)
+    renorm = grid(book, "post_renormalised", post.renormalised, hidden=hidden, heat="weights",
+                  row_labels=query_names, row_color=style.QUERY, header="每行 ÷ 剩余和",
+                  header_color=style.VALUE, **cols)
+    return probs, sums, zeroed, renorm
+
+
 def route_note(book: NumberBook, r) -> VGroup:
     """Beside the renormalised grid: underflowed rows, the largest gap, rows NaN on both routes."""
     post, lines = r.post, []
@@ -145,6 +176,63 @@ def diagonal_words(book: NumberBook, r, causal: bool) -> tuple[str, dict[str, Sh
     if len(r.variant_nan_rows):
         return DIAGONAL[says + ".nan"], {**slots, "row": book.index("variant_nan_row", r.variant_nan_rows[0])}
     return DIAGONAL[says + ".cached"], slots
+
+
+def five_blocks(book: NumberBook, r, inputs: dict, qname: Shown, qindex: Shown) -> tuple:
+    """Step 1's lines around the table: the query, the scale and visible keys, the NaN note, the
+    output row; and the divisor √dₖ (None unscaled)."""
+    s, t = r.steps, r.track
+    if len(s.q[t]) <= NARROW:
+        query = book.text("当前查询 {query} = {q}", query=qname, q=vector_text(book, f"q[{t}]", s.q[t]),
+                          color=style.QUERY)
+    else:                      # a wide query: its numbers in a row of cells, its name above
+        query = line(book, f"q[{t}]", s.q[t], decimals=style.decimals_for(s.q[t]),
+                     header=book.compose("当前查询 {}", qname), header_color=style.QUERY)
+    divisor = book.fmt("scale", s.scale) if inputs["scale"] else None
+    scale = book.compose("÷ √dₖ = ÷ {}", divisor) if divisor else book.compose("未缩放")
+    total = book.compose("Σ A = {}", book.fmt(f"row_sums[{t}]", s.row_sums[t]))
+    seen = book.text("{scale}    可见的键 {visible} / {keys}    {total}", scale=scale,
+                     visible=book.index(f"visible[{t}]", s.visible[t]), keys=book.index("keys", len(s.k)),
+                     total=total, size=style.LABEL_SIZE, color=style.MUTED)
+    lost = np.isnan(s.weights[t]).any()
+    note = (book.label("这一行的键全被遮住：softmax 得到 NaN，输出也是 NaN。",
+                       size=style.LABEL_SIZE, color=style.MASK) if lost else VGroup())
+    name, wide = book.compose("z{} = Σ Aⱼ vⱼ", qindex), len(s.output[t]) > NARROW
+    out = line(book, f"output[{t}]", s.output[t], decimals=style.decimals_for(s.output[t]),
+               row_labels=None if wide else [name], row_color=style.ACCENT,
+               header=name if wide else None, header_color=style.ACCENT)
+    return query, seen, note, out, divisor
+
+
+def five_say(book: NumberBook, r, inputs: dict, qname: Shown, qindex: Shown, divisor: Shown | None) -> list[tuple]:
+    """Step 1's sentences: the scores of the tracked query, the keys it sees, what its output mixes."""
+    s, t = r.steps, r.track
+    keys = book.index("keys", len(s.k))
+    opening = said("five.scale", query=qname, scale=divisor) if inputs["scale"] else said("five.raw", qname)
+    if np.isnan(s.weights[t]).any():
+        return [opening, said("five.nan", keys)]
+    if not inputs["causal"]:
+        return [opening, said("five.open", keys), said("out.all", qindex)]
+    if (s.mask[t] != 0).any():
+        return [opening, said("five.some", keys=keys, visible=book.index(f"visible[{t}]", s.visible[t])),
+                said("out.hidden", qindex)]
+    return [opening, said("five.none", keys), said("out.all", qindex)]
+
+
+def mask_case(r, causal: bool) -> str:
+    """Step 2 as this input has it: no mask, a row left with no key, nothing masked, some masked."""
+    if not causal:
+        return "open"
+    return "nan" if len(r.nan_rows) else "none" if not (r.steps.mask != 0).any() else "some"
+
+
+def mask_say(case: str, diagonal: int, triu: Shown | None, slots: dict) -> list[tuple]:
+    """Step 2's two sentences, on M and on A."""
+    if case == "nan":
+        return [said("mask.nan.m", triu=triu, **slots), said("mask.nan.a")]
+    if case == "some":
+        return [said("mask.diag.m" if diagonal == 0 else "mask.some.m", triu), said("mask.some.a")]
+    return [said(f"mask.{case}.m", *([triu] if case == "none" else [])), said(f"mask.{case}.a")]
 
 
 def check_fits(book: NumberBook, left: Mobject, right: VGroup, shifts: Mobject, z: Mobject, note: Mobject) -> bool:

@@ -8,12 +8,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for plain `manim
 import numpy as np
 from manim import DOWN, RIGHT, UL, UP, FadeIn, LaggedStart, Transform, VGroup, Write
 
-from scenes.clips.score_grid_parts import (AREA, FULL_SCALE, MIN_SCALE, WIDTH, align_columns,
-                                           axis_names, column_labels, falk, grid_decimals,
-                                           direct_says, grouped_bars, labelled_grid, legend, phrase, place_bars,
-                                           projection_says, role_grid, row_caption, said, same_columns,
-                                           scaling_says, scores_says, set_columns, short_names,
-                                           variance_table)
+from scenes.clips.score_grid_parts import (AREA, FULL_SCALE, MIN_SCALE, WIDTH, align_columns, axis_names,
+                                           column_labels, falk, grid_decimals, grouped_bars, labelled_grid, legend,
+                                           place_bars, projection_block, role_grid, set_columns, shape_rule,
+                                           short_names, variance_table)
+from scenes.clips.score_grid_words import (GIVEN_FIRST, GIVEN_MORE, GIVEN_SAYS, SAYS, SQUARE, direct_says,
+                                           projection_says, row_caption, scaling_says, scores_says, w_says)
 from scenes.compute import scores as compute
 from scenes.kit import lang, style
 from scenes.kit.anim import Appear
@@ -21,19 +21,11 @@ from scenes.kit.base import ClipScene
 from scenes.kit.inputs import InputError, integer, matrix, tokens
 from scenes.kit.clip import Clip, Option
 from scenes.kit.blocks import batches
-from scenes.kit.page import Area, Page, plan, turn
+from scenes.kit.page import Area, Page, phrase, plan, said, turn
 
 ROLES = (("q", "wq", "Q", "W_Q", style.QUERY), ("k", "wk", "K", "W_K", style.KEY),
          ("v", "wv", "V", "W_V", style.VALUE))
 RULE_Y = 2.85       # the shape rule of step 1, under the title
-SAYS = {"Q": "Q = X W_Q：查询，当前位置怎样查找相关信息。", "K": "K = X W_K：键，决定位置 j 在什么查询下得到高分。",
-        "V": "V = X W_V：值，承载要汇总的特征。"}
-GIVEN_SAYS = {"Q": "Q：每行一个查询", "K": "K：与 Q 一样宽，才能点积", "V": "V：与 K 行数相同，每个键配一个值"}
-GIVEN_FIRST = {2: "直接给定 Q、K：查询与键的宽度必须相同，才能做点积。",
-               3: "直接给定 Q、K、V：查询与键的宽度必须相同，才能做点积。"}
-GIVEN_MORE = {1: "直接给定的 {first}。", 2: "直接给定的 {first}；{second}。"}     # a later page: one or two grids
-SQUARE = {True: "QKᵀ 是 [T, T]：第 i 行第 j 列 = qᵢ · kⱼ；行是查询，列是键。",
-          False: "QKᵀ 是 [T_q, T_k]：第 i 行第 j 列 = qᵢ · kⱼ；行是查询，列是键。"}
 
 
 def rules(raw: dict) -> dict:
@@ -118,11 +110,11 @@ class ScoreGrid(ClipScene):
         if self.result.x is None:
             return self.given_directly()
         r, book = self.result, self.book
-        rule = self.shape_rule().move_to(UP * RULE_Y)
+        rule = shape_rule(book, r).move_to(UP * RULE_Y)
         top = rule.get_bottom()[1] - 0.15
         x = role_grid(book, "x", r.x, style.TEXT, "X",
                       row_labels=axis_names(book, self.inputs["tokens"], "x", len(r.x)))
-        blocks = [self.projection_block(*role) for role in self.roles()]
+        blocks = [projection_block(book, *role) for role in self.roles()]
         say = lambda page: projection_says(book, r, page)
         says = [said(phrase(SAYS[b.name]), say(b.name)) for b in blocks]
         one = lambda m: (lambda s: VGroup(m))
@@ -135,40 +127,10 @@ class ScoreGrid(ClipScene):
                          one(x))]
                    + [Page(c, one(b)) for c, b in zip(says, blocks)]]
         options.append(options[-1][:1] + [p for b, c in zip(blocks, says) for p in (
-            Page(said(self.w_says(b.name), say(b.w_name)), one(b.w)), Page(c, one(b.out)))])
+            Page(said(w_says(book, r, b.name), say(b.w_name)), one(b.w)), Page(c, one(b.out)))])
         area = Area(WIDTH, top=top)
         turn(self, plan(book, options, area, [MIN_SCALE] * len(options)), area, self.show_part, keep=[rule],
              first=lambda: self.play(Appear(rule)), clear_time=0.4)
-
-    def w_says(self, name):
-        """The caption of W_Q, W_K or W_V shown alone, with this input's widths."""
-        r, book = self.result, self.book
-        d_in, d_k, d_v = (book.index(f"w{n}.shape[{a}]", getattr(r, "w" + n).shape[a])
-                          for n, a in (("q", 0), ("q", 1), ("v", 1)))
-        if name == "Q":
-            return phrase("W_Q 把每行从 D_in = {d_in} 维投影到 dₖ = {d_k} 维。", d_in=d_in, d_k=d_k)
-        if name == "K":
-            return phrase("W_K 与 W_Q 同形：键与查询一样宽（dₖ = {}），才能做点积。", d_k)
-        if r.wv.shape[1] == r.wq.shape[1]:
-            return phrase("W_V 把每行投影到 d_v = {} 维：本例与 dₖ 相同，一般定义中两者可以不同。", d_v)
-        return phrase("W_V 把每行投影到 d_v = {d_v} 维：值的宽度可以与 dₖ = {d_k} 不同。", d_v=d_v, d_k=d_k)
-
-    def shape_rule(self):
-        """[T, D_in] . [D_in, d_k] -> [T, d_k], then the same with this input's sizes."""
-        r, book = self.result, self.book
-        x, w, q = (book.coords(f"rule.{n}", a.shape) for n, a in (("x", r.x), ("wq", r.wq), ("q", r.q)))
-        return VGroup(book.math(r"[T, D_{in}] \cdot [D_{in}, d_k] \to [T, d_k]", size=34),
-                      book.text("：{x} · {w} → {q}", x=x, w=w, q=q, size=style.BODY_SIZE)).arrange(RIGHT, buff=0.2)
-
-    def projection_block(self, values, w, name, w_name, color):
-        """W above its product, columns over columns (the product sits under W, beside X)."""
-        w_grid = role_grid(self.book, f"w{name.lower()}", w, color, w_name, side=UP)
-        out = role_grid(self.book, name.lower(), values, color, name)
-        out.product = True
-        same_columns(w_grid, out)
-        block = VGroup(w_grid, out).arrange(DOWN, buff=0.3)
-        block.w, block.out, block.grid, block.name, block.w_name = w_grid, out, out.grid, name, w_name
-        return block
 
     def show_part(self, mob):
         """A block shows W, then fills its product entry by entry; anything else appears."""

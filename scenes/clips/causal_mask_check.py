@@ -1,0 +1,70 @@
+"""The causality check of the causal-mask clip: what it finds for the tracked query (the
+sentences), the note beside the outputs, and K′ and V′ with the changed row framed. Functions
+of the scene (its result, book and names), chosen by the data."""
+import numpy as np
+from manim import VGroup
+
+from scenes.clips.causal_mask_parts import changed_proxy, input_grid, line, said
+from scenes.clips.causal_mask_words import FLAT
+from scenes.compute import masking as compute
+from scenes.kit import style
+from scenes.kit.blocks import row_of, stack
+
+
+def sees_last(scene) -> bool:
+    """Whether the tracked query may see the changed (last) key with the mask on."""
+    i, t = scene.inputs, scene.result.track
+    return bool(compute.causal_mask(len(i["q"]), len(i["k"]), i["diagonal"], i["cached"])[t, -1] == 0)
+
+
+def check_say(scene, changed) -> list[tuple]:
+    """What the check found for the tracked query, with the mask and without: two sentences."""
+    r, t, book = scene.result, scene.result.track, scene.book
+    on, off = r.verdict_on[t], r.verdict_off[t]
+
+    def shift(name, value):          # a moved output's shift, drawn with four decimals
+        return book.fmt(f"shift_{name}[{t}]", value)
+    hidden = on == "same" and not sees_last(scene)
+    found = (said("on.nan", scene.qname()) if on == "nan" else
+             said("on.moved", query=scene.qname(), row=changed, shift=shift("causal", r.check_on.shift[t]))
+             if on == "moved" else said("on.hidden" if hidden else "on.flat", query=scene.qname(), row=changed))
+    if off in ("same", "nan"):
+        flat = off == "same" and on == "same" and not hidden
+        return [found, said("off.flat" if flat else "off." + off)]
+    key = "off.leak" if hidden else "off.also" if on == "moved" else "off.moved"
+    return [found, said(key, shift("open", r.check_off.shift[t]))]
+
+
+def check_note(scene) -> VGroup:
+    """Why an output is NaN (no visible key), or why the tracked one did not move although
+    it sees the changed row (its weight underflowed to zero)."""
+    r, t, book = scene.result, scene.result.track, scene.book
+    lines, lost = [], np.flatnonzero(r.verdict_on == "nan")
+    if len(lost):
+        lines.append(book.text("{} 没有可见的键：有掩码时输出本就是 NaN，无从比较。",
+                               scene.query_names[lost[0]], size=style.LABEL_SIZE, color=style.MASK))
+    flat = [r.verdict_on[t] == "same" and sees_last(scene), r.verdict_off[t] == "same"]
+    if any(flat):
+        where = "both" if all(flat) else "on" if flat[0] else "off"
+        lines.append(book.text(FLAT[where],
+                               scene.qname(), size=style.LABEL_SIZE, color=style.MUTED))
+    return stack(*lines, buff=0.15) if lines else VGroup()
+
+
+def changed_inputs(scene, row, delta, proxies=False, full=True) -> VGroup:
+    """K′ and V′ with the changed row framed (or boxes their size, to choose a layout); or,
+    when they are too big, that row alone."""
+    ch, book = scene.result.check_on, scene.book
+    if proxies:
+        return changed_proxy(book, ch, scene.key_names, delta)
+    if full:
+        k = input_grid(book, "K′", "k_changed", ch.k_changed, style.KEY, scene.key_names, row)
+        v = input_grid(book, "V′", "v_changed", ch.v_changed, style.VALUE, scene.key_names, row)
+        v.remove(v.row_labels)
+        return stack(row_of([k, v], buff=0.4), delta, buff=0.35)
+    k, v = (line(book, f"{name}[{row}]", values[row], decimals=style.decimals_for(values),
+                 row_labels=[scene.key_names[row]], row_color=style.KEY, header=head, header_color=color)
+            .frame_row(0, style.ACCENT, kind="changed")
+            for name, values, head, color in (("k_changed", ch.k_changed, "K′ 的最后一行", style.KEY),
+                                              ("v_changed", ch.v_changed, "V′ 的最后一行", style.VALUE)))
+    return stack(k, v, delta, buff=0.35)

@@ -77,6 +77,12 @@ def last_frame(video: Path) -> Image.Image:
     return frames[0].to_image()
 
 
+def duration(video: Path) -> float:
+    """The video's length in seconds, from its container."""
+    with av.open(str(video)) as box:
+        return box.duration / av.time_base if box.duration else 0.0
+
+
 def poster(video: Path) -> Path:
     """The step's last frame as a PNG beside its video, taken once."""
     png = video.with_suffix(".png")

@@ -10,8 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 PACKAGES="libcairo2-dev libpango1.0-dev pkg-config fonts-noto-cjk fonts-noto-core texlive-latex-base \
-texlive-latex-extra texlive-latex-recommended texlive-fonts-recommended dvisvgm gcc espeak-ng chromium chromium-driver poppler-utils \
-libreoffice-impress-nogui"
+texlive-latex-extra texlive-latex-recommended texlive-fonts-recommended dvisvgm gcc espeak-ng chromium chromium-driver poppler-utils"
 
 system_packages() {
   local missing=()
@@ -32,13 +31,15 @@ system_packages() {
 python_env() {
   local stamp=.venv/.requirements.sha256
   local want
-  want=$(sha256sum requirements.txt | cut -d' ' -f1)
+  want=$(cat requirements.txt pyproject.toml | sha256sum | cut -d' ' -f1)
   if [ -x .venv/bin/python ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
     return
   fi
   echo "Setting up .venv/ from requirements.txt"
   [ -x .venv/bin/python ] || python3 -m venv .venv
   .venv/bin/pip install -q -r requirements.txt
+  # the project itself, editable (pyproject.toml): `scenes` imports from any folder, plain `manim` runs too
+  .venv/bin/pip install -q --no-deps --no-build-isolation -e .
   echo "$want" > "$stamp"
 }
 

@@ -1,10 +1,5 @@
 """4.4–4.5 因果掩码为什么应放在 softmax 前: the lab's five-step table, the −∞ mask,
 the post-softmax route, the masked diagonal, the causality check and the cache view."""
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for plain `manim` runs
-
 from manim import DOWN, LEFT, ORIGIN, RIGHT, UP, VGroup, Write
 
 from scenes.clips.causal_mask_parts import (AREA, cache_grids, check_fits, column, diagonal_words, five_blocks,

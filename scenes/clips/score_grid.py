@@ -1,10 +1,5 @@
 """4.2 为什么拆成查询、键和值 and 4.3 缩放因子来自点积的方差:
 Q, K, V projections, the QK^T grid and why the scores are divided by sqrt(d_k)."""
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for plain `manim` runs
-
 import numpy as np
 from manim import DOWN, RIGHT, UL, UP, FadeIn, LaggedStart, Transform, VGroup, Write
 

@@ -34,8 +34,8 @@ class CommaList(click.ParamType):
     """One or more of `choices`, comma-separated (`zh,en`), as a tuple in the order given."""
     name = "list"
 
-    def __init__(self, choices: list[str]) -> None:
-        self.choices = choices
+    def __init__(self, choices: list[str], example: str) -> None:
+        self.choices, self.example = choices, example
 
     def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
         return "[" + "|".join(self.choices) + "],..."
@@ -46,8 +46,8 @@ class CommaList(click.ParamType):
         items = [v.strip() for v in str(value).split(",")]
         for item in items:
             if item not in self.choices:
-                self.fail(f"{item!r} is not one of {', '.join(self.choices)} (a list is comma-separated: "
-                          f"{','.join(self.choices[:2])})", param, ctx)
+                self.fail(f"{item!r} is not one of {', '.join(self.choices)} (several: comma-separated, "
+                          f"{self.example})", param, ctx)
         return tuple(dict.fromkeys(items))
 
 
@@ -55,7 +55,7 @@ def quality_option(many: bool = False) -> Callable:
     """--quality, from the one quality table (scenes/pipeline/jobs.py); `many`: a comma list."""
     names = list(QUALITIES)
     if many:
-        return click.option("--quality", type=CommaList(names), default="high", show_default=True,
+        return click.option("--quality", type=CommaList(names, "high,4k"), default="high", show_default=True,
                             help=f"{quality_help()}; several, comma-separated (high,4k): each in OUT/QUALITY/")
     return click.option("--quality", type=click.Choice(names), default="high", show_default=True, help=quality_help())
 
@@ -63,7 +63,7 @@ def quality_option(many: bool = False) -> Callable:
 def lang_option(many: bool = False) -> Callable:
     help = "language of every word on screen and in the script (en: NAME.en.mp4)"
     if many:
-        return click.option("--lang", type=CommaList(list(LANGS)), default=SOURCE, show_default=True,
+        return click.option("--lang", type=CommaList(list(LANGS), "zh,en"), default=SOURCE, show_default=True,
                             help=help + "; several, comma-separated (zh,en)")
     return click.option("--lang", type=click.Choice(list(LANGS)), default=SOURCE, show_default=True, help=help)
 
@@ -115,7 +115,7 @@ def clip_command(declared: Declared) -> click.Command:
             fail("Invalid value for '--deck': it needs the step videos (--format mp4, no --dry-run)", 2)
         try:
             raw = raw_inputs(name, preset, {k: v for k, v in given.items() if v not in (None, False)})
-            job = RenderJob(clip=name, inputs=check(name, raw), quality=quality, format=fmt, out=out,
+            job = RenderJob(clip=name, inputs=check(name, raw), quality=quality, format=fmt, out=Path(out),
                             dry_run=dry_run, step=step, sections=sections or bool(deck), pace=pace, voice=voice,
                             one_file=one_file, lang=lang)
         except InputError as err:

@@ -57,7 +57,7 @@ def tasks_for(out: Path, quality: str, sections: bool, pace: str = "normal", voi
     for clip, spec in (clips or specs()).items():
         name = stem(clip, lang)
         module, stamp = scene(clip).__module__, stamp_of(clip, quality, sections, pace, voice, lang)
-        files = (f"{name}.mp4", f"{name}.srt", f"{name}.numbers.json")
+        files: tuple[str, ...] = (f"{name}.mp4", f"{name}.srt", f"{name}.numbers.json")
         if not fresh(out, name, stamp, list(files)):
             args = (clip, *common, *spoken) + (("--sections",) if sections else ())
             tasks.append(Task(name, name, stamp, args, folder, files, module, code_hash(module) + catalogue, lang))

@@ -110,8 +110,10 @@ def test_two_steps_recorded_in_the_browser_set_their_lengths_in_the_video(lab, b
     from selenium.webdriver.support.ui import Select
     url, folder, root = lab
     before = outside_files(root, folder)
-    browser.get(f"{url}record/{CLIP}")
+    browser.get(f"{url}clip/{CLIP}")                          # the clip's lab page links to it
+    browser.find_element("id", "record").click()
     s = wait_for(browser, lambda s: s["clips"] and s["folder"])
+    assert browser.current_url.startswith(f"{url}record/{CLIP}?")  # with the page's (the book's) inputs
     steps = s["clips"][0]["steps"]
     narration = build(CLIP).scene.narration                   # the dry build's own narration
     shown = browser.execute_script("return [...document.querySelectorAll('.narration')].map(d => d.textContent)")

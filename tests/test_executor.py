@@ -73,9 +73,9 @@ def test_a_render_killed_mid_way_leaves_no_file_and_the_next_render_removes_its_
     render.send_signal(signal.SIGKILL)
     render.wait()
     left = [p.name for p in out.iterdir()]
-    assert len(left) == 1 and left[0].startswith(f".render-{CLIPS[0]}~{render.pid}~")
-    live = out / f".render-x~{os.getpid()}~{leftovers.HOST}~abc"
-    elsewhere = out / f".render-x~{render.pid}~another_host~abc"
+    assert len(left) == 1 and left[0].startswith(f".render-{CLIPS[0]}+{render.pid}+{leftovers.HOST}+")
+    live = out / f".render-x{leftovers.mark()}abc"
+    elsewhere = out / f".render-x+{render.pid}+another_host+abc"
     live.mkdir()
     elsewhere.mkdir()
     done = subprocess.run([sys.executable, str(ROOT / "render.py"), CLIPS[0], "--dry-run", "--out", str(out)],
@@ -83,6 +83,14 @@ def test_a_render_killed_mid_way_leaves_no_file_and_the_next_render_removes_its_
     assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in out.iterdir()) == sorted(
         [live.name, elsewhere.name, f"{CLIPS[0]}.numbers.json", f"{CLIPS[0]}.script.md"])
+
+
+def test_a_work_folder_name_is_one_latex_can_compile_in(tmp_path):
+    """Manim runs LaTeX inside the work folder: no TeX-special character (~ # $ % & ^ { } \\) in it."""
+    import re
+    folder = leftovers.work_dir(tmp_path, "render", "causal-mask")
+    assert re.fullmatch(r"\.render-causal-mask\+\d+\+[A-Za-z0-9_]+\+[a-z0-9_]+", folder.name), folder.name
+    assert leftovers.OWNED.search(folder.name).groups() == (str(os.getpid()), leftovers.HOST)
 
 
 def test_a_render_killed_by_a_signal_is_run_again_and_a_refusal_is_not(monkeypatch):

@@ -1,8 +1,8 @@
 """What a render that died leaves behind, and its removal. A render works in a hidden folder
-named by its process and host (.render-NAME~PID~HOST~xxxx, .title-NAME~..., step videos being
-swapped in as .NAME.sections~PID~HOST~new): when that process is gone, the next render into the
-folder on the same host (and the chapter, after its jobs) removes it. Other hosts' folders, on a
-shared file system, are left to their own host.
+named by its process and host (.render-NAME+PID+HOST+xxxx, .title-NAME+..., step videos being
+swapped in as .NAME.sections+PID+HOST+new; "+", not "~": LaTeX compiles in these folders).
+When that process is gone, the next render into the folder on the same host (and the chapter,
+after its jobs) removes it. Other hosts' folders, on a shared file system, are left to their own.
 """
 from __future__ import annotations
 
@@ -14,12 +14,17 @@ import tempfile
 from pathlib import Path
 
 HOST = re.sub(r"[^A-Za-z0-9]", "_", socket.gethostname())
-OWNED = re.compile(r"~(\d+)~([A-Za-z0-9_]+)~")      # the process and host in a work folder's name
+OWNED = re.compile(r"\+(\d+)\+([A-Za-z0-9_]+)\+")      # the process and host in a work folder's name
+
+
+def mark() -> str:
+    """What names a hidden file or folder as this process's, on this host."""
+    return f"+{os.getpid()}+{HOST}+"
 
 
 def work_dir(parent: Path, kind: str, clip: str) -> Path:
     """A private folder for one render, named by this process and host."""
-    return Path(tempfile.mkdtemp(prefix=f".{kind}-{clip}~{os.getpid()}~{HOST}~", dir=parent))
+    return Path(tempfile.mkdtemp(prefix=f".{kind}-{clip}{mark()}", dir=parent))
 
 
 def sweep(folder: Path) -> None:

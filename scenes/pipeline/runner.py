@@ -18,7 +18,7 @@ from scenes.pipeline import holds
 from scenes.pipeline.files import srt_text, srt_time, stem, write_atomic  # noqa: F401  (re-exported)
 from scenes.pipeline.inputs import InputError, manifest_inputs
 from scenes.pipeline.jobs import QUALITIES, RenderJob  # noqa: F401  (QUALITIES: re-exported)
-from scenes.pipeline.leftovers import HOST, sweep, work_dir
+from scenes.pipeline.leftovers import mark, sweep, work_dir
 from scenes.pipeline.registry import scene as scene_class
 from scenes.pipeline.voice import from_folder, script_markdown, spoken
 
@@ -217,7 +217,7 @@ def move_sections(work: Path, out: Path, clip: str) -> list[Path]:
     beside it under a hidden name, then swapped in (the old folder removed after the swap)."""
     index = next(work.rglob("sections/*.json"))
     target = out / f"{clip}.sections"
-    mine = f"~{os.getpid()}~{HOST}~"
+    mine = mark()
     new, old = out / f".{clip}.sections{mine}new", out / f".{clip}.sections{mine}old"
     shutil.rmtree(new, ignore_errors=True)
     shutil.copytree(index.parent, new)

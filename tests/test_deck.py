@@ -7,8 +7,10 @@ test_deck_office.py.)"""
 import io
 import json
 import math
+import re
 import shutil
 import subprocess
+from dataclasses import replace
 
 import av
 import numpy as np
@@ -163,6 +165,38 @@ def test_poppler_reads_every_caption_and_narration_and_rasterises_a_page(decks, 
     assert frame.mean() < 80 and frame.std() > 5                          # the dark frame, not blank
     below = page[int(h * 0.42):int(h * 0.55), int(w * 0.07):int(w * 0.93)]
     assert below.min() < 128 and below.mean() > 200                       # dark words on white
+
+
+WORD = re.compile(r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)')
+
+
+def words_on_frames(pdf):
+    """Words of the grid's first page whose boxes reach into one of its frames (pdftotext -bbox,
+    points from the top left)."""
+    html = subprocess.run(["pdftotext", "-bbox", "-f", "1", "-l", "1", str(pdf), "-"], capture_output=True,
+                          text=True, check=True, timeout=60).stdout
+    mm = 72 / 25.4
+    left, right = deck_pdf.MARGIN * mm, (deck_pdf.MARGIN + deck_pdf.GRID_IMAGE) * mm
+    tops = [(deck_pdf.TOP + row * deck_pdf.GRID_PITCH) * mm for row in range(deck_pdf.GRID_ROWS)]
+    height = deck_pdf.GRID_IMAGE * 9 / 16 * mm
+    found = []
+    for word in WORD.finditer(html):
+        x0, y0, x1, y1 = map(float, word.groups()[:4])
+        found += [word[5] for top in tops
+                  if x0 < right and x1 > left and y0 < top + height - 0.5 and y1 > top + 0.5]
+    return found
+
+
+def test_a_long_grid_caption_is_set_smaller_above_the_next_frame(tiny_chapter, tmp_path, monkeypatch):
+    deck = deck_pdf.deck_of(tiny_chapter, "zh", "dropout")
+    section = deck.sections[0]
+    long = replace(section.steps[0], caption=section.steps[0].caption * 4)     # four lines at 8 pt
+    fake = replace(deck, sections=(replace(section, steps=(long,) + section.steps[1:]),))
+    monkeypatch.setattr(deck_pdf, "deck_of", lambda *args: fake)
+    pdf = deck_pdf.write_pdf(tmp_path, "zh", "dropout", grid=True)
+    assert words_on_frames(pdf) == []
+    monkeypatch.setattr(deck_pdf, "fitted", lambda *args: args[4])                 # never smaller
+    assert words_on_frames(deck_pdf.write_pdf(tmp_path, "zh", "dropout", grid=True)) != []
 
 
 def test_a_clip_deck_in_english_embeds_the_latin_face(tmp_path, monkeypatch):

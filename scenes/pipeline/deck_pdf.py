@@ -20,6 +20,7 @@ TOP, BOTTOM, FOOT = 18, 280, 287         # the frame's top, the last rule, the p
 WIDE = PAGE_W - 2 * MARGIN
 IMAGE_WIDTH = 1280                       # px of a frame in the PDF: 180 dpi across the page
 GRID_ROWS, GRID_PITCH, GRID_IMAGE = 4, 66, 92      # the grid: rows, row height, frame width (mm)
+GRID_LINES, GRID_SIZE = 3, 8             # a grid caption: at most 3 lines (else smaller), 8 pt
 CJK = "\u2e80-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef"
 TOKENS = re.compile(f"[{CJK}]|[^\\s{CJK}]+|\\s+")         # one CJK character, a word, or a space
 CLOSING = set("，。、；：！？）」』》〉】”’")                    # never opens a line
@@ -87,6 +88,16 @@ def text(pdf: FPDF, deck: Deck, words: str, size: float, colour: tuple, x: float
         pdf.cell(width, height, line, new_x="LMARGIN", new_y="NEXT")
 
 
+def fitted(pdf: FPDF, deck: Deck, words: str, width: float, size: float, most: int) -> float:
+    """The largest size, down from `size` by half points to 5 pt, at which `words` set as text()
+    sets them takes at most `most` lines (a caption under a grid frame stays above the next)."""
+    while True:
+        pdf.set_font(FONTS.get(deck.lang, style.FONT), size=size)
+        if size <= 5 or len(lines(pdf, words, width * 0.98)) <= most:
+            return size
+        size -= 0.5
+
+
 def page(pdf: FPDF, deck: Deck, section: Section, first: bool) -> None:
     """A new page with its running head; the section's first page carries its bookmark."""
     pdf.add_page()
@@ -127,7 +138,8 @@ def grid_pages(pdf: FPDF, deck: Deck, section: Section) -> None:
         top = TOP + row * GRID_PITCH
         pdf.image(frame_image(step.video), x=MARGIN, y=top, w=GRID_IMAGE, h=height)
         pdf.set_y(top + height + 1)
-        text(pdf, deck, step.caption, 8, INK, MARGIN, GRID_IMAGE, 3.5)
+        size = fitted(pdf, deck, step.caption, GRID_IMAGE, GRID_SIZE, GRID_LINES)
+        text(pdf, deck, step.caption, size, INK, MARGIN, GRID_IMAGE, 3.5 * size / GRID_SIZE)
         rules(pdf, notes_x, top + height / 7, top + height, height / 7)
 
 

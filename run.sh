@@ -10,7 +10,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 PACKAGES="libcairo2-dev libpango1.0-dev pkg-config fonts-noto-cjk fonts-noto-core texlive-latex-base \
-texlive-latex-extra texlive-latex-recommended texlive-fonts-recommended dvisvgm gcc espeak-ng chromium chromium-driver poppler-utils"
+texlive-latex-extra texlive-latex-recommended texlive-fonts-recommended dvisvgm gcc espeak-ng chromium chromium-driver poppler-utils \
+libreoffice-impress-nogui"
 
 system_packages() {
   local missing=()

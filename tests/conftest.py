@@ -1,6 +1,5 @@
 """Shared test tools: build a clip without frames, render a tiny real one, run the CLI."""
 import contextlib
-import functools
 import io
 import json
 import sys
@@ -221,23 +220,8 @@ def chromium(tmp_path_factory):
         driver.quit()
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_xdist_make_scheduler(config, log):
-    """Two workers share the suite: the contract cases (test_contract.py, the bulk) are dealt out
-    one by one; every other file stays on one worker, so its module fixtures are built once, and
-    the files that use the tiny chapter share a worker (else the other one idles on its lock).
-    (xdist's own loadgroup marks do not reach its scheduler under pytest 9.)"""
-    from xdist.scheduler import LoadScopeScheduling
-
-    class ByFile(LoadScopeScheduling):
-        def _split_scope(self, nodeid):
-            path = nodeid.split("::", 1)[0]
-            if path.endswith("test_contract.py"):
-                return nodeid
-            return "tiny_chapter" if uses_tiny_chapter(path) else path
-    return ByFile(config, log)
-
-
-@functools.cache
-def uses_tiny_chapter(path):
-    return "tiny_chapter" in (ROOT / path).read_text("utf-8")
+def pytest_collection_modifyitems(items):
+    """The files that use the tiny chapter run last (`--dist loadfile` keeps a file on one
+    worker): by the time a worker asks for it, the other has usually built it."""
+    late = {item.path for item in items if "tiny_chapter" in item.fixturenames}
+    items.sort(key=lambda item: item.path in late)

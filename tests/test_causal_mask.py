@@ -375,3 +375,9 @@ def axis_names(inputs):
     names["cache_allowed"] = {"row": {r: str(view + r) for r in range(n_q)},
                               "col": {j: str(j) for j in range(view + n_q)}}
     return names
+
+
+# This clip's contract cases: every preset and generated inputs at the limits (tests/test_contract.py).
+from test_contract import contract_cases  # noqa: E402
+
+test_presets_keep_the_contract, test_generated_inputs_keep_the_contract = contract_cases("causal-mask")

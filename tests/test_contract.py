@@ -1,6 +1,7 @@
 """Every clip, every preset and generated legal inputs at the limits: each frame keeps the
 legibility contract, and every number drawn equals an independent oracle (PyTorch, or numpy
-written here) at the precision it is drawn with.
+written here) at the precision it is drawn with. The cases run in each clip's own test module
+(`contract_cases(clip)`), so that `--dist loadfile` deals the clips out to the workers.
 
 For the defaults and every preset, each step's last frame (854x480) is also read back
 (tests/pixels.py): every number's box must show its recorded text.
@@ -73,26 +74,42 @@ def proven(clip, inputs, frames=False, lang="zh"):
 PRESETS = [(clip, None) for clip in specs()] + [(d["clip"], n) for n, d in preset_names()]
 
 
-@pytest.mark.parametrize("clip, preset", PRESETS, ids=[f"{c}-{p or 'default'}" for c, p in PRESETS])
-def test_preset_frames_are_legible_and_every_number_is_proven(clip, preset, capsys):
-    """Every step's frame read back too. With the default inputs, the oracle coverage is printed:
-    every label drawn is checked by an oracle (a label without one is a problem above)."""
-    inputs = inputs_for(clip, preset)
-    built, problems = proven(clip, inputs, frames=True)
-    assert problems == [], "\n".join(problems[:20])
-    if preset is None:
-        share = coverage(built.numbers, clip_tests(clip).oracle(inputs))
-        with capsys.disabled():
-            print(f"\noracle coverage {clip}: {share:.1%} of {len(built.numbers)} drawn labels")
-        assert share == 1.0
+def contract_cases(clip):
+    """The contract cases of one clip, for its own test module (so that `--dist loadfile`
+    spreads the clips over the workers):
+
+        test_presets_keep_the_contract, test_generated_inputs_keep_the_contract = contract_cases("dropout")
+    """
+    presets = [p for c, p in PRESETS if c == clip]
+
+    @pytest.mark.parametrize("preset", presets, ids=[p or "default" for p in presets])
+    def test_presets_keep_the_contract(preset, capsys):
+        """Every step's frame read back too. With the default inputs, the oracle coverage is
+        printed: every label drawn is checked by an oracle (a label without one is a problem)."""
+        inputs = inputs_for(clip, preset)
+        built, problems = proven(clip, inputs, frames=True)
+        assert problems == [], "\n".join(problems[:20])
+        if preset is None:
+            share = coverage(built.numbers, clip_tests(clip).oracle(inputs))
+            with capsys.disabled():
+                print(f"\noracle coverage {clip}: {share:.1%} of {len(built.numbers)} drawn labels")
+            assert share == 1.0
+
+    @pytest.mark.parametrize("seed", range(CASES_PER_CLIP))
+    def test_generated_inputs_keep_the_contract(seed):
+        """Every other case is drawn in English (its captions are longer)."""
+        raw, inputs = generated(clip, seed)
+        _, problems = proven(clip, inputs, lang="en" if seed % 2 else "zh")
+        assert problems == [], f"{clip} {raw}:\n" + "\n".join(problems[:20])
+    return test_presets_keep_the_contract, test_generated_inputs_keep_the_contract
 
 
-GENERATED = [(clip, k) for clip in specs() for k in range(CASES_PER_CLIP)]
-
-
-@pytest.mark.parametrize("clip, seed", GENERATED, ids=[f"{c}-{k}" for c, k in GENERATED])
-def test_generated_inputs_at_the_limits(clip, seed):
-    """Every other case is drawn in English (its captions are longer)."""
-    raw, inputs = generated(clip, seed)
-    _, problems = proven(clip, inputs, lang="en" if seed % 2 else "zh")
-    assert problems == [], f"{clip} {raw}:\n" + "\n".join(problems[:20])
+@pytest.mark.parametrize("clip", list(specs()))
+def test_every_clip_runs_its_contract_cases(clip):
+    """A clip's test module holds its contract cases (README, "Adding a clip")."""
+    module = clip_tests(clip)
+    cases = [getattr(module, n, None) for n in ("test_presets_keep_the_contract",
+                                                  "test_generated_inputs_keep_the_contract")]
+    assert all(c is not None and c.__qualname__.startswith("contract_cases.") for c in cases), \
+        f"{module.__name__} lacks: test_presets_keep_the_contract, test_generated_inputs_keep_the_contract = " \
+        f"contract_cases({clip!r})"

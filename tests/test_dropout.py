@@ -323,3 +323,9 @@ def test_tiny_real_render_reads_back(tiny_render):
     out = tiny_render("dropout")
     said = assert_video_with_captions(out, "dropout", 5)
     assert "1.000000" in said[0][2] and "nn.Dropout" in said[3][2]
+
+
+# This clip's contract cases: every preset and generated inputs at the limits (tests/test_contract.py).
+from test_contract import contract_cases  # noqa: E402
+
+test_presets_keep_the_contract, test_generated_inputs_keep_the_contract = contract_cases("dropout")

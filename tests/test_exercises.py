@@ -312,3 +312,9 @@ def test_tiny_real_render_reads_back(tiny_render):
     out = tiny_render("exercises", inputs_for("exercises", only="3.2,diagonal", pause=1))
     captions = assert_video_with_captions(out, "exercises", 4)
     assert captions[0][2].startswith("习题 3.2") and "NaN" in captions[3][2]
+
+
+# This clip's contract cases: every preset and generated inputs at the limits (tests/test_contract.py).
+from test_contract import contract_cases  # noqa: E402
+
+test_presets_keep_the_contract, test_generated_inputs_keep_the_contract = contract_cases("exercises")

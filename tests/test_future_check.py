@@ -287,3 +287,9 @@ def test_tiny_real_render(tiny_render):
     out = tiny_render(CLIP, inputs_for(CLIP, shape="1,3,4", heads="2"))
     captions = assert_video_with_captions(out, CLIP, 6)
     assert "最大前缀差恰为 0" in captions[1][2]
+
+
+# This clip's contract cases: every preset and generated inputs at the limits (tests/test_contract.py).
+from test_contract import contract_cases  # noqa: E402
+
+test_presets_keep_the_contract, test_generated_inputs_keep_the_contract = contract_cases("future-check")

@@ -229,3 +229,9 @@ def test_tiny_real_render_reads_back(tiny_render):
     out = tiny_render("implementation")
     captions = assert_video_with_captions(out, "implementation", 5)
     assert "SDPA" in captions[4][2]
+
+
+# This clip's contract cases: every preset and generated inputs at the limits (tests/test_contract.py).
+from test_contract import contract_cases  # noqa: E402
+
+test_presets_keep_the_contract, test_generated_inputs_keep_the_contract = contract_cases("implementation")

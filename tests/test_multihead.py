@@ -317,3 +317,9 @@ def marks(inputs):
     for name, x in tensors(b, t, d, h).items():
         labels.update(name + "".join(f"[{i}]" for i in idx) for idx in zip(*np.nonzero(x.numpy() == e)))
     return {"track": labels}
+
+
+# This clip's contract cases: every preset and generated inputs at the limits (tests/test_contract.py).
+from test_contract import contract_cases  # noqa: E402
+
+test_presets_keep_the_contract, test_generated_inputs_keep_the_contract = contract_cases("multihead")

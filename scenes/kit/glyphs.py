@@ -14,9 +14,10 @@ from functools import lru_cache
 
 from manim import Text, VGroup, tempconfig
 
-from scenes.kit import style, textcache
+from scenes.kit import drawcache, style, textcache
 
-textcache.install()     # every Text and MarkupText, here and wherever the kit is imported, set once
+textcache.install()     # every Text, MarkupText and formula, wherever the kit is imported, set once
+drawcache.install()     # and each glyph's Cairo path built once per frame size
 
 _REF = "0"
 _cache = {}   # (char, size) -> (glyph, dx, dy, advance)

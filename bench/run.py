@@ -3,6 +3,8 @@
 
   .venv/bin/python bench/run.py [--repeats 3] [--qualities low,high] [--out bench/results.json]
   .venv/bin/python bench/run.py --only holds [--holds weighted-average,causal-mask] [--quality high]
+  .venv/bin/python bench/run.py --only textcache [--still causal-mask:2]
+  .venv/bin/python bench/run.py --only frames [--frames implementation,exercises] [--quality high]
 
 Measures, on this machine:
   - each clip and the whole chapter: wall time / video duration, at 480p15 and 1080p60;
@@ -12,7 +14,9 @@ Measures, on this machine:
   - --dry-run per clip (start-up included) and an unchanged re-render of the chapter;
   - peak memory (max RSS of the render and its children);
   - holds before/after (scenes/pipeline/holds.py): each clip rendered with Manim's per-frame
-    holds (HOLDS_MODE=frames) and with ours, one after the other in every repeat.
+    holds (HOLDS_MODE=frames) and with ours, one after the other in every repeat;
+  - the text cache (bench/caches.py): dry runs and a still with it off, cold and warm;
+  - kept glyph paths (bench/caches.py): clips with Manim's path building and with ours.
 Timing is measured here only; tests never assert on time.
 """
 import argparse
@@ -34,6 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
 sys.path.insert(0, str(ROOT))
 from scenes.pipeline.registry import specs  # noqa: E402
+import caches  # noqa: E402  (bench/caches.py)
 
 CLIPS = list(specs())
 FIRST = CLIPS[0]          # the encode floor and the naive baseline use the chapter's first clip
@@ -168,6 +173,19 @@ def dry_runs(repeats, scratch):
     return out
 
 
+def only_caches(args, scratch):
+    """--only textcache or --only frames (bench/caches.py)."""
+    try:
+        if args.only == "textcache":
+            clip, step = args.still.split(":")
+            return {"dry_run_seconds": caches.dry_runs(CLIPS, args.repeats, scratch, timed),
+                    "still": caches.still(clip, int(step), args.quality, args.repeats, scratch, timed)}
+        return {"quality": args.quality, "clips": caches.frames(
+            args.frames.split(","), args.quality, args.repeats, scratch, timed, duration, encode_floor)}
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
 def machine():
     cpu = next((ln.split(":", 1)[1].strip() for ln in Path("/proc/cpuinfo").read_text().splitlines()
                 if ln.startswith("model name")), platform.processor())
@@ -181,13 +199,24 @@ def main():
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--qualities", default="low,high")
     parser.add_argument("--out", default=str(ROOT / "bench" / "results.json"))
-    parser.add_argument("--only", choices=["holds"], help="holds: only the holds before/after, "
-                        "written into --out beside the other figures")
+    parser.add_argument("--only", choices=["holds", "textcache", "frames"],
+                        help="only that measurement, written into --out beside the other figures")
+    parser.add_argument("--still", default="causal-mask:2", help="CLIP:STEP of the textcache still")
+    parser.add_argument("--frames", default="implementation,exercises", help="clips for --only frames")
     parser.add_argument("--holds", default="weighted-average,causal-mask", help="clips for the holds before/after")
     parser.add_argument("--quality", default="high", help="quality of the holds before/after")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     scratch = Path(tempfile.mkdtemp(prefix="bench-"))
+    if args.only in ("textcache", "frames"):
+        part = only_caches(args, scratch)
+        path = Path(args.out)
+        results = json.loads(path.read_text()) if path.exists() else {}
+        results[args.only] = {"date": datetime.date.today().isoformat(), "machine": machine(),
+                              "repeats": args.repeats, **part}
+        path.write_text(json.dumps(results, indent=1) + "\n")
+        print(json.dumps(results[args.only], indent=1))
+        return
     if args.only == "holds":
         try:
             held = holds_before_after(args.holds.split(","), args.quality, args.repeats, scratch)

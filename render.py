@@ -53,19 +53,16 @@ class CommaList(click.ParamType):
 
 def quality_option(many: bool = False) -> Callable:
     """--quality, from the one quality table (scenes/pipeline/jobs.py); `many`: a comma list."""
-    names = list(QUALITIES)
-    if many:
-        return click.option("--quality", type=CommaList(names, "high,4k"), default="high", show_default=True,
-                            help=f"{quality_help()}; several, comma-separated (high,4k): each in OUT/QUALITY/")
-    return click.option("--quality", type=click.Choice(names), default="high", show_default=True, help=quality_help())
+    kind = CommaList(list(QUALITIES), "high,4k") if many else click.Choice(list(QUALITIES))
+    more = "; several, comma-separated (high,4k): each in OUT/QUALITY/" if many else ""
+    return click.option("--quality", type=kind, default="high", show_default=True, help=quality_help() + more)
 
 
 def lang_option(many: bool = False) -> Callable:
-    help = "language of every word on screen and in the script (en: NAME.en.mp4)"
-    if many:
-        return click.option("--lang", type=CommaList(list(LANGS), "zh,en"), default=SOURCE, show_default=True,
-                            help=help + "; several, comma-separated (zh,en)")
-    return click.option("--lang", type=click.Choice(list(LANGS)), default=SOURCE, show_default=True, help=help)
+    kind = CommaList(list(LANGS), "zh,en") if many else click.Choice(list(LANGS))
+    return click.option("--lang", type=kind, default=SOURCE, show_default=True,
+                        help="language of every word on screen and in the script (en: NAME.en.mp4)"
+                             + ("; several, comma-separated (zh,en)" if many else ""))
 
 
 def voice_options(many_langs: bool = False) -> list[Callable]:
@@ -247,6 +244,8 @@ def connect(scheduler: str | None, workers: int | None) -> Any:
     try:
         return DaskExecutor(scheduler=scheduler, workers=workers)
     except OSError as err:       # no scheduler answers there (distributed's connection timeout)
+        if not scheduler:
+            fail(f"cannot start {workers} dask workers here: {err}", 1)
         fail(f"Invalid value for '--scheduler': no scheduler answers at {scheduler}: {err} "
              "(start one with `dask scheduler`)", 2)
 

@@ -94,3 +94,51 @@ def test_a_missing_recording_is_bad_input_in_a_dry_run_too(tmp_path):
     code, out = cli("multihead", "--dry-run", "--voice", str(tmp_path / "voice"), "--out", str(tmp_path / "o"))
     assert code == 2 and len(out.strip().splitlines()) == 1 and "--voice" in out and "01" in out, out
     assert not (tmp_path / "o").exists()
+
+
+def test_help_and_list_import_no_clip_and_no_manim():
+    """The commands are built from the registry's declarations (cached while scenes/ is
+    unchanged): --help, list and a clip's --help import neither Manim nor a clip."""
+    import subprocess
+    import sys
+    from conftest import ROOT
+    probe = ("import sys\nimport render\nfor args in (['--help'], ['list'], ['dropout', '--help']):\n"
+             "    try:\n        render.main(args)\n    except SystemExit:\n        pass\n"
+             "print('manim' in sys.modules, any(m.startswith('scenes.clips.') for m in sys.modules), file=sys.stderr)")
+    for _ in range(2):          # the first may read the clips (and fill the cache)
+        done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0 and done.stderr.split() == ["False", "False"], done.stderr
+    assert "--preset two-keys" in done.stdout and "--weights" in done.stdout
+
+
+def test_the_declarations_cache_is_believed_only_for_the_files_it_was_made_from(tmp_path, monkeypatch):
+    import json
+    from scenes.pipeline import registry
+    monkeypatch.setattr(registry, "CACHE", tmp_path / "clips.json")
+    registry.declarations.cache_clear()
+    try:
+        first = registry.declarations()
+        assert list(first) == CLIPS and [d.options for d in first.values()] == [s.options for s in specs().values()]
+        data = json.loads(registry.CACHE.read_text("utf-8"))
+        data["clips"][0]["summary"] = "planted"            # a cache of the same files is read as it is
+        registry.CACHE.write_text(json.dumps(data), "utf-8")
+        registry.declarations.cache_clear()
+        assert registry.declarations()[CLIPS[0]].summary == "planted"
+        monkeypatch.setattr(registry, "fingerprint", lambda: "other files")
+        registry.declarations.cache_clear()
+        assert registry.declarations()[CLIPS[0]].summary == specs()[CLIPS[0]].summary
+    finally:
+        registry.declarations.cache_clear()
+
+
+def test_the_fingerprint_follows_every_file_under_scenes(tmp_path, monkeypatch):
+    from scenes.pipeline import registry
+    monkeypatch.setattr(registry, "SCENES", tmp_path)
+    (tmp_path / "clips").mkdir()
+    (tmp_path / "clips" / "a.py").write_text("x = 1\n")
+    seen = [registry.fingerprint()]
+    (tmp_path / "clips" / "a.py").write_text("x = 2\n")
+    seen.append(registry.fingerprint())
+    (tmp_path / "b.py").write_text("")
+    seen.append(registry.fingerprint())
+    assert len(set(seen)) == 3

@@ -186,5 +186,5 @@ def _placed(page: Page, area: Area) -> Mobject:
         return area.place(page.blocks, page.most)
     for m in page.blocks(page.scale).submobjects:      # each piece at this page's scale
         m.scale(page.scale / getattr(m, "page_scale", 1.0))
-        m.page_scale = page.scale
+        setattr(m, "page_scale", page.scale)   # a piece shown on several pages keeps its own
     return page.blocks(page.scale).move_to(area.center())

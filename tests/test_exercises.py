@@ -193,6 +193,25 @@ def oracle(inputs):
     return out
 
 
+def marks(inputs):
+    """The cells the clip marks, from torch: −∞ scores masked, NaN weights, the masked zeros hidden."""
+    out = {"masked": set(), "nan": set(), "hidden": set()}
+    sx = torch.tensor(SCORE_X, dtype=torch.float64)
+    for name, scores, diagonal in (("zeros", torch.zeros(3, 3, dtype=torch.float64), 1),
+                                   ("diag", sx @ sx.T, 0)):
+        _, masked, weights = masked_softmax(scores, diagonal)
+        for i, j in np.ndindex(*masked.shape):
+            if torch.isinf(masked[i, j]):
+                out["masked"].add(f"{name}.masked[{i}][{j}]")
+            if torch.isnan(weights[i, j]):
+                out["nan"].add(f"{name}.weights[{i}][{j}]")
+            elif torch.isinf(masked[i, j]):
+                out["hidden"].add(f"{name}.weights[{i}][{j}]")
+                if name == "zeros":                    # the fractions' grid marks them too
+                    out["hidden"].add(f"zeros.frac[{i}][{j}]")
+    return out
+
+
 def legal_inputs(rng):
     """Raw options at the limits: the largest D and H, one head, D = 1, subsets, no pause, 30 s."""
     raw = {"pause": str(rng.choice([0, 1, 30, rng.randint(0, 30)]))}
@@ -242,6 +261,16 @@ def test_a_real_torch_module_counts_what_the_clip_draws():
         assert got["params.total"] == f"{4 * d * d + d:,}"
         mha = nn.MultiheadAttention(d, h, bias=True, device="meta")
         assert sum(p.numel() for p in mha.parameters()) - mha.in_proj_bias.numel() == 4 * d * d + d
+
+
+def test_masked_hidden_and_nan_cells_are_marked():
+    """Every −∞ score, NaN weight and masked (hidden) zero carries its mark in the layout, and no
+    other cell does: the structure check reads them (tests/contract.py)."""
+    m = build("exercises", inputs_for("exercises", only="zeros,diagonal", pause=0)).manifest()
+    drawn = {"masked": set(), "nan": set(), "hidden": set()}
+    for it in (it for st in m["layout"] for it in st["items"] if it["kind"] == "mark"):
+        drawn[it["mark"]].update(it["covers"])
+    assert drawn == marks(m["inputs"]) and all(drawn.values())
 
 
 @pytest.mark.parametrize("only, steps", [("3.3,shapes", 5), ("dim", 3), ("diagonal, 3.1", 5),

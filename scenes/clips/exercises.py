@@ -7,11 +7,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for plain `manim` runs
 
-import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, LaggedStart, VGroup
+from manim import LaggedStart
 
-from scenes.clips import exercises_parts as parts
-from scenes.clips.exercises_parts import heading, question_card
+from scenes.clips import exercises_answers as answers
+from scenes.clips.exercises_parts import code_name, fraction_rows, heading, question_card
 from scenes.compute import exercises as compute
 from scenes.kit import style
 from scenes.kit.anim import Appear, Vanish
@@ -25,15 +24,20 @@ BOOK_SHAPES = (12, 3)       # the shapes exercise: D_o = 12, H = 3
 MAX_D, MAX_H, MAX_PAUSE = 4096, 64, 30
 
 
+def named(template: str, slots: dict) -> dict:
+    """The slots a template names: one dict serves a step's caption and narration."""
+    return {k: v for k, v in slots.items() if "{" + k + "}" in template}
+
+
 def rules(raw: dict) -> dict:
     pause = integer(raw.get("pause", 3), "pause", 0, MAX_PAUSE)
     text = str(raw.get("only", ",".join(EXERCISES)))
     asked = [s for s in re.split(r"[,\s]+", text.strip()) if s]
     if not asked:
         raise InputError("only", text, f"name at least one exercise: {', '.join(EXERCISES)}")
-    for name in asked:
-        if name not in EXERCISES:
-            raise InputError("only", text, f"unknown exercise '{name}'; valid: {', '.join(EXERCISES)}")
+    unknown = [name for name in asked if name not in EXERCISES]
+    if unknown:
+        raise InputError("only", text, f"unknown exercise '{unknown[0]}'; valid: {', '.join(EXERCISES)}")
     given_d, given_h = raw.get("d_model"), raw.get("heads")
     d = integer(given_d, "d_model", 1, MAX_D) if given_d is not None else None
     h = integer(given_h, "heads", 1, MAX_H) if given_h is not None else None
@@ -44,7 +48,8 @@ def rules(raw: dict) -> dict:
         if params[0] % params[1]:
             field = "heads" if h is not None else "d_model"
             raise InputError(field, str(given_h if h is not None else given_d),
-                             f"D = {params[0]} is not divisible by H = {params[1]}: each head needs D/H features")
+                             f"D = {params[0]} is not divisible by H = {params[1]}: "
+                             "each head needs D/H features")
     return {"only": [e for e in EXERCISES if e in asked], "pause": pause, "params": params, "shapes": shapes}
 
 
@@ -64,12 +69,10 @@ class Exercises(ClipScene):
 
     def compute(self):
         i = self.inputs
-        self.tokens = compute.TOKENS
         return {"3.1": compute.align_versions(), "3.2": compute.wrapper_width(),
                 "3.3": compute.attention_params(*i["params"]), "zeros": compute.zero_scores(),
                 "shapes": compute.head_shapes(*i["shapes"]), "dim": compute.wrong_axis(),
                 "diagonal": compute.diagonal_rows()}
-
 
     def construct(self):
         for name in self.inputs["only"]:
@@ -83,327 +86,214 @@ class Exercises(ClipScene):
             return self.book.compose("习题 {}", self.book.section(f"ex.{name}", name))
         return self.book.compose("补充题 {}", self.book.index(f"ex.{name}", EXERCISES.index(name) - 2))
 
-    def name(self, text):
-        """A code name with a digit in it (v1, v2, GPT-2), drawn as written and recorded."""
-        return self.book.section(f"name.{text}", text)
-
-    def ask(self, name, caption, slots, lines, say):
-        """The question step: the card, then the countdown (one dot a second).
-        slots: the caption's named slots; say: (template, its named slots), what the lecturer
-        says; the pause is announced after it."""
-        self.step(caption, **slots)
-        self.narrate(say[0], **say[1])
+    def ask(self, name, caption, lines, say, **slots):
+        """The question step: caption, what the lecturer says (then the pause), the card and the
+        countdown, one dot a second. Each template takes the slots it names, {exercise} too."""
+        slots["exercise"] = self.header(name)
+        self.step(caption, **named(caption, slots))
+        self.narrate(say, **named(say, slots))
         if self.inputs["pause"]:
             self.narrate("先停 {} 秒，自己想一想。", self.book.index("pause", self.inputs["pause"]))
         self.clear_stage()
-        card, dots = question_card(self.book, self.header(name), lines, self.inputs["pause"])
+        card, dots = question_card(self.book, slots["exercise"], lines, self.inputs["pause"])
         self.play(Appear(card))
         if dots is not None:
             self.play(LaggedStart(*[Vanish(d, run_time=1.0) for d in reversed(dots)], lag_ratio=1.0),
                       run_time=float(self.inputs["pause"]))
 
-    def answer(self, name, caption, slots, say):
-        """An answer step: its caption (slots: its named slots), what the lecturer says
-        ((template, named slots)), a clean stage and the heading."""
-        self.step(caption, **slots)
-        self.narrate(say[0], **say[1])
+    def answer(self, name, caption, say, **slots):
+        """An answer step: caption and narration (each taking the slots it names), the heading."""
+        self.step(caption, **named(caption, slots))
+        self.narrate(say, **named(say, slots))
         self.clear_stage()
         self.play(Appear(heading(self.book, self.header(name))), run_time=0.4)
 
-    def line(self, template, *slots, color=style.TEXT, size=style.BODY_SIZE, **named):
-        return self.book.text(template, *slots, color=color, size=size, **named)
+    def show(self, parts, together=None, run_time=None):
+        """The answer's parts in turn: one at a time, or `together` of them in each play."""
+        n = 0
+        for count in together or [1] * len(parts):
+            self.play(*[Appear(p) for p in parts[n:n + count]], run_time=run_time)
+            n += count
 
     # -- 3.1 weights aligned by transposing
     def ex_3_1(self):
-        v1, v2, sec = self.name("v1"), self.name("v2"), self.header("3.1")
-        versions = {"first": v1, "second": v2}
-        self.ask("3.1", "{exercise}：怎样把 {second} 的权重交给 {first}，让两版的输出相同？", dict(exercise=sec, **versions), [
-            self.line("{} 直接保存 [d_in, d_out] 的矩阵，计算 x @ W；", v1),
-            self.line("{} 用 nn.Linear，权重存成另一种布局。", v2),
-            self.line("怎样把 {second} 的三份权重交给 {first}，让两版输出相同？", **versions)],
-            say=("{exercise} 回到查询、键和值的两版写法：{first} 直接保存 d_in 乘 d_out 的参数矩阵，用 x 乘 W；"
-                 "{second} 使用 nn.Linear，保存的是转置布局。两版的初始化方式不同，即使用相同的 seed，结果也不一定相同。"
-                 "怎样把 {second} 的三份权重交给 {first}，先对齐权重，再比较输出？", dict(exercise=sec, **versions)))
-        r = self.result["3.1"]
-        book = self.book
-        out_shape = book.coords("align.linear.shape", r.linear[0].shape)
-        in_shape = book.coords("align.v1.shape", r.v1[0].shape)
-        self.answer("3.1", "答案：nn.Linear 存 [d_out, d_in]，是 W 的转置；转置后交给 {first}。", {"first": v1}, say=(
-            "nn.Linear 把权重存成 d_out 乘 d_in，计算时用 x 乘权重的转置。左边是 {second} 的 W_query.weight，形状 {out_shape}；"
-            "转置之后就是右边 {first} 的 W_query，形状 {in_shape}，高亮的第一行变成了第一列。"
-            "W_key 和 W_value 也同样转置后交给 {first}，两版从此用同一组权重。",
-            dict(versions, out_shape=out_shape, in_shape=in_shape)))
-        body = parts.align_weights(self, r)
-        self.play(Appear(body[0]))
-        self.play(Appear(body[1]), Appear(body[2]))
-        self.play(Appear(body[3]))
-        diff = self.book.fmt("align.max_diff", r.max_diff, style.decimals_for([r.max_diff]))
-        self.answer("3.1", "对齐后两版的输出完全相同：最大差为 {diff}。" if r.max_diff == 0 else
-                    "对齐后两版的输出只差浮点舍入：最大差 {diff}。", {"diff": diff}, say=(
+        r, book = self.result["3.1"], self.book
+        v1, v2 = code_name(book, "v1"), code_name(book, "v2")
+        self.ask("3.1", "{exercise}：怎样把 {second} 的权重交给 {first}，让两版的输出相同？", [
+            book.text("{} 直接保存 [d_in, d_out] 的矩阵，计算 x @ W；", v1),
+            book.text("{} 用 nn.Linear，权重存成另一种布局。", v2),
+            book.text("怎样把 {second} 的三份权重交给 {first}，让两版输出相同？", first=v1, second=v2)],
+            "{exercise} 回到查询、键和值的两版写法：{first} 直接保存 d_in 乘 d_out 的参数矩阵，用 x 乘 W；"
+            "{second} 使用 nn.Linear，保存的是转置布局。两版的初始化方式不同，即使用相同的 seed，结果也不一定相同。"
+            "怎样把 {second} 的三份权重交给 {first}，先对齐权重，再比较输出？", first=v1, second=v2)
+        self.answer("3.1", "答案：nn.Linear 存 [d_out, d_in]，是 W 的转置；转置后交给 {first}。",
+                    "nn.Linear 把权重存成 d_out 乘 d_in，计算时用 x 乘权重的转置。"
+                    "左边是 {second} 的 W_query.weight，形状 {out_shape}；"
+                    "转置之后就是右边 {first} 的 W_query，形状 {in_shape}，高亮的第一行变成了第一列。"
+                    "W_key 和 W_value 也同样转置后交给 {first}，两版从此用同一组权重。", first=v1, second=v2,
+                    out_shape=book.coords("align.linear.shape", r.linear[0].shape),
+                    in_shape=book.coords("align.v1.shape", r.v1[0].shape))
+        self.show(answers.align_weights(book, r, v1, v2), (1, 2, 1))
+        diff = book.fmt("align.max_diff", r.max_diff, style.decimals_for([r.max_diff]))
+        if r.max_diff == 0:
+            self.answer("3.1", "对齐后两版的输出完全相同：最大差为 {diff}。",
                         "权重对齐之后，把同一个输入 x 送进两版：左边每一行是一个词的向量，右边是两版的输出。"
                         "两列逐项相同，最大差恰为 {diff}。这说明两种布局实现的是同一个计算；"
-                        "不先对齐权重就比较输出，什么也说明不了。" if r.max_diff == 0 else
+                        "不先对齐权重就比较输出，什么也说明不了。", diff=diff)
+        else:
+            self.answer("3.1", "对齐后两版的输出只差浮点舍入：最大差 {diff}。",
                         "权重对齐之后，把同一个输入 x 送进两版：左边每一行是一个词的向量，右边是两版的输出。"
                         "两列只差浮点舍入，最大差为 {diff}，来自运算顺序的不同。这说明两种布局实现的是同一个计算；"
-                        "不先对齐权重就比较输出，什么也说明不了。", {"diff": diff}))
-        body = parts.align_outputs(self, r, diff)
-        self.play(Appear(body[0]))
-        self.play(Appear(body[1]), Appear(body[2]))
-        self.play(Appear(body[3]))
+                        "不先对齐权重就比较输出，什么也说明不了。", diff=diff)
+        self.show(answers.align_outputs(book, r, compute.TOKENS, v1, v2, diff), (1, 2, 1))
 
     # -- 3.2 the wrapper's width
     def ex_3_2(self):
         r, book = self.result["3.2"], self.book
-        heads, width = book.index("wrap.heads", r.heads), book.index("wrap.width", r.width)
-        self.ask("3.2", "{exercise}：两个独立的头拼接后总宽度要为 {width}，每个头的 d_out 应是多少？",
-                 {"exercise": self.header("3.2"), "width": width}, [
-                     self.line("MultiHeadAttentionWrapper 把 {} 个独立的因果注意力头", heads),
-                     self.line("沿最后一维拼接；原来每头 d_out = {book_d_out}，拼接后宽 {book_width}。",
-                               book_d_out=book.index("wrap.book_d_out", r.book_d_out),
-                               book_width=book.index("wrap.book_width", r.book_width)),
-                     self.line("要让拼接后的总宽度为 {}，每个头的 d_out 应是多少？", width)],
-                 say=("{exercise} 看上游最早的 MultiHeadAttentionWrapper：它实例化 {heads} 个独立的因果注意力头，"
-                      "把它们的输出沿最后一维拼接。原来每头 d_out 是 {book_d_out}，拼接后宽 {book_width}。"
-                      "现在要让拼接后的总宽度为 {width}，每个头的 d_out 应该是多少？",
-                      {"exercise": self.header("3.2"), "heads": heads,
-                       "book_d_out": book.index("wrap.book_d_out", r.book_d_out),
-                       "book_width": book.index("wrap.book_width", r.book_width), "width": width}))
-        d_out = book.index("wrap.d_out", r.d_out)
-        sizes = {"width": width, "heads": heads, "d_out": d_out}
-        self.answer("3.2", "答案：拼接宽度 = 头数 × 每头 d_out，{width} = {heads} × {d_out}，所以每头 d_out = {d_out}。",
-                    sizes, say=(
-                        "拼接只是把各头的输出并排放在一起，所以总宽度等于头数乘每头的 d_out。"
-                        "要得到宽 {width}，{heads} 个头每头的 d_out 应为 {d_out}。画面上每个头输出 {head_shape}，"
-                        "torch.cat 沿最后一维拼接后得到 {concat_shape}。",
-                        dict(sizes, head_shape=book.coords("wrap.head_shape", r.outputs[0].shape),
-                             concat_shape=book.coords("wrap.concat_shape", r.concat.shape))))
-        body = parts.wrapper(self, r)
-        self.play(Appear(body[0]))
-        self.play(Appear(body[1]))
-        self.play(Appear(body[2]))
+        sizes = {n: book.index(f"wrap.{n}", getattr(r, n))
+                 for n in ("heads", "width", "book_d_out", "book_width")}
+        self.ask("3.2", "{exercise}：两个独立的头拼接后总宽度要为 {width}，每个头的 d_out 应是多少？", [
+            book.text("MultiHeadAttentionWrapper 把 {} 个独立的因果注意力头", sizes["heads"]),
+            book.text("沿最后一维拼接；原来每头 d_out = {book_d_out}，拼接后宽 {book_width}。",
+                      book_d_out=sizes["book_d_out"], book_width=sizes["book_width"]),
+            book.text("要让拼接后的总宽度为 {}，每个头的 d_out 应是多少？", sizes["width"])],
+            "{exercise} 看上游最早的 MultiHeadAttentionWrapper：它实例化 {heads} 个独立的因果注意力头，"
+            "把它们的输出沿最后一维拼接。原来每头 d_out 是 {book_d_out}，拼接后宽 {book_width}。"
+            "现在要让拼接后的总宽度为 {width}，每个头的 d_out 应该是多少？", **sizes)
+        self.answer("3.2", "答案：拼接宽度 = 头数 × 每头 d_out，"
+                    "{width} = {heads} × {d_out}，所以每头 d_out = {d_out}。",
+                    "拼接只是把各头的输出并排放在一起，所以总宽度等于头数乘每头的 d_out。"
+                    "要得到宽 {width}，{heads} 个头每头的 d_out 应为 {d_out}。画面上每个头输出 {head_shape}，"
+                    "torch.cat 沿最后一维拼接后得到 {concat_shape}。", **sizes,
+                    d_out=book.index("wrap.d_out", r.d_out),
+                    head_shape=book.coords("wrap.head_shape", r.outputs[0].shape),
+                    concat_shape=book.coords("wrap.concat_shape", r.concat.shape))
+        self.show(answers.wrapper(book, r))
 
     # -- 3.3 the parameters of one attention module
     def ex_3_3(self):
         r, book = self.result["3.3"], self.book
-        d, h = book.index("params.d", r.d_model), book.index("params.heads", r.heads)
-        sizes = {"d_model": d, "heads": h}
-        size = ([self.line("按 {model} 的尺寸构造多头注意力：D = {d_model}，H = {heads}；", model=self.name("GPT-2"),
-                           **sizes)]
-                if (r.d_model, r.heads) == BOOK_PARAMS else
-                [self.line("构造一个多头注意力模块：D = {d_model}，H = {heads}；", **sizes)])
-        intro = (book.compose("按 {model} 的尺寸构造多头注意力，D = {d_model}，H = {heads}。", model=self.name("GPT-2"),
-                              **sizes)
-                 if (r.d_model, r.heads) == BOOK_PARAMS else
-                 book.compose("构造一个多头注意力，D = {d_model}，H = {heads}。", **sizes))
-        self.ask("3.3", "{exercise}：D = {d_model}、H = {heads}、QKV 无偏置，这个注意力模块有多少个参数？",
-                 dict(exercise=self.header("3.3"), **sizes), size + [
-                     self.line("Q、K、V 的投影不带偏置，输出投影 out_proj 带偏置。"),
-                     self.line("这个模块一共有多少个可训练参数？")],
-                 say=("{exercise} {intro}Q、K、V 三个投影不带偏置，输出投影 out_proj 带偏置。"
-                      "这个模块一共有多少个可训练参数？", {"exercise": self.header("3.3"), "intro": intro}))
-        rows = parts.param_rows(self, r)
-        qkv = parts.grouped(book, "params.qkv", r.qkv)
-        projections, weight = book.index("params.projections", r.projections), parts.grouped(book, "params.weight", r.weight)
-        square = book.coords("params.square", (r.d_model, r.d_model))
-        counts = {"projections": projections, "weight": weight, "qkv": qkv}
-        self.answer("3.3", "Q、K、V：三个 D×D 投影，无偏置：{projections} × {weight} = {qkv}。", counts, say=(
-            "先数 Q、K、V：每个都是 D 到 D 的线性投影，权重形状 {square}，有 {weight} 个参数。三个投影都不带偏置，"
-            "合起来是 {projections} 乘 {weight}，等于 {qkv}。H = {heads} 只决定怎样拆头，每头宽 d = D/H = {head_dim}；"
-            "拆头只改变形状，不改变参数个数。",
-            dict(counts, square=square, heads=h, head_dim=book.index("params.head_dim", r.head_dim))))
+        sizes = {"d_model": book.index("params.d", r.d_model), "heads": book.index("params.heads", r.heads)}
+        gpt2 = (r.d_model, r.heads) == BOOK_PARAMS
+        model = {"model": code_name(book, "GPT-2")} if gpt2 else {}
+        intro = book.compose("按 {model} 的尺寸构造多头注意力，D = {d_model}，H = {heads}。" if gpt2 else
+                             "构造一个多头注意力，D = {d_model}，H = {heads}。", **model, **sizes)
+        self.ask("3.3", "{exercise}：D = {d_model}、H = {heads}、QKV 无偏置，这个注意力模块有多少个参数？", [
+            book.text("按 {model} 的尺寸构造多头注意力：D = {d_model}，H = {heads}；" if gpt2 else
+                      "构造一个多头注意力模块：D = {d_model}，H = {heads}；", **model, **sizes),
+            book.text("Q、K、V 的投影不带偏置，输出投影 out_proj 带偏置。"),
+            book.text("这个模块一共有多少个可训练参数？")],
+            "{exercise} {intro}Q、K、V 三个投影不带偏置，输出投影 out_proj 带偏置。"
+            "这个模块一共有多少个可训练参数？", intro=intro, **sizes)
+        rows = answers.param_rows(book, r)
+        self.answer("3.3", "Q、K、V：三个 D×D 投影，无偏置：{projections} × {weight} = {qkv}。",
+                    "先数 Q、K、V：每个都是 D 到 D 的线性投影，权重形状 {square}，有 {weight} 个参数。"
+                    "三个投影都不带偏置，合起来是 {projections} 乘 {weight}，等于 {qkv}。"
+                    "H = {heads} 只决定怎样拆头，每头宽 d = D/H = {head_dim}；拆头只改变形状，不改变参数个数。",
+                    projections=book.index("params.projections", r.projections),
+                    weight=book.grouped("params.weight", r.weight), qkv=book.grouped("params.qkv", r.qkv),
+                    square=book.coords("params.square", (r.d_model, r.d_model)), heads=sizes["heads"],
+                    head_dim=book.index("params.head_dim", r.head_dim))
         self.play(Appear(rows[0]))
-        for row in rows[1:5]:
-            self.play(Appear(row), run_time=0.5)
-        total = parts.grouped(book, "params.total", r.total)
+        self.show(rows[1:5], run_time=0.5)
+        total = book.grouped("params.total", r.total)
         self.step("加上输出投影的 D×D 权重和 D 个偏置：共 {} 个参数。", total)
         self.narrate("输出投影 out_proj 带偏置：权重 {out_weight} 个，偏置 {out_bias} 个。合计是 {coefficient} 乘 D 的 "
                      "{power} 次方再加 D，共 {total} 个参数。注意这只是一个注意力模块的参数，并非完整模型。",
-                     out_weight=parts.grouped(book, "params.out_weight", r.out_weight),
-                     out_bias=parts.grouped(book, "params.out_bias", r.out_bias),
+                     out_weight=book.grouped("params.out_weight", r.out_weight),
+                     out_bias=book.grouped("params.out_bias", r.out_bias),
                      coefficient=book.index("params.coefficient", r.coefficient),
                      power=book.index("params.power", r.power), total=total)
-        for row in rows[5:]:
-            self.play(Appear(row), run_time=0.6)
+        self.show(rows[5:], run_time=0.6)
 
     # -- supplementary: all-zero scores under the causal mask
     def ex_zeros(self):
         r, book = self.result["zeros"], self.book
         t, zero = book.word("zeros.t", len(r.scores)), book.fmt("zeros.score", r.scores[0, 0], 0)
-        self.ask("zeros", "{exercise}：{t}个分数全为 {score}，因果掩码后的{t}行权重分别是什么？",
-                 {"exercise": self.header("zeros"), "t": t, "score": zero}, [
-                     self.line("{t}个位置的分数全为 {score}，", t=t, score=zero),
-                     self.line("加上因果掩码 triu(diagonal={}) 后按行做 softmax。",
-                               book.index("zeros.diagonal", r.diagonal)),
-                     self.line("{}行权重分别是什么？", t)],
-                 say=("{exercise} 检查对掩码的理解：{t}个位置的分数全为 {score}。加上 triu(diagonal={diagonal}) "
-                      "标出的因果掩码，未来位置变成负无穷，再按行做 softmax。{t}行权重分别是什么？",
-                      {"exercise": self.header("zeros"), "t": t, "score": zero,
-                       "diagonal": book.index("zeros.diagonal", r.diagonal)}))
-        rows = parts.fraction_rows(book, "zeros", r.fractions)
-        listed = rows[0]
-        for row in rows[1:]:
-            listed = book.compose("{rows}、{row}", rows=listed, row=row)
-        self.answer("zeros", "答案：{t}行分别为 {rows}。", {"t": t, "rows": listed}, say=(
-            "左边是分数加上掩码：对角线及其左边仍是 {score}，右上方的未来位置是负无穷。e 的负无穷次方等于零，"
-            "被遮住的位置得到零概率；剩下的位置分数相同，平分这一行的权重。于是{t}行依次是 {rows}，"
-            "右边的小数和行和也确认了这一点。", {"score": zero, "t": t, "rows": listed}))
-        body = self.zero_answer(r)
-        for part in body:
-            self.play(Appear(part), run_time=0.6)
+        diagonal = book.index("zeros.diagonal", r.diagonal)
+        self.ask("zeros", "{exercise}：{t}个分数全为 {score}，因果掩码后的{t}行权重分别是什么？", [
+            book.text("{t}个位置的分数全为 {score}，", t=t, score=zero),
+            book.text("加上因果掩码 triu(diagonal={}) 后按行做 softmax。", diagonal),
+            book.text("{}行权重分别是什么？", t)],
+            "{exercise} 检查对掩码的理解：{t}个位置的分数全为 {score}。加上 triu(diagonal={diagonal}) "
+            "标出的因果掩码，未来位置变成负无穷，再按行做 softmax。{t}行权重分别是什么？",
+            t=t, score=zero, diagonal=diagonal)
+        listed = fraction_rows(book, "zeros", r.fractions)
+        self.answer("zeros", "答案：{t}行分别为 {rows}。",
+                    "左边是分数加上掩码：对角线及其左边仍是 {score}，右上方的未来位置是负无穷。e 的负无穷次方等于零，"
+                    "被遮住的位置得到零概率；剩下的位置分数相同，平分这一行的权重。于是{t}行依次是 {rows}，"
+                    "右边的小数和行和也确认了这一点。", score=zero, t=t, rows=listed)
+        self.show(answers.zero_answer(book, r), run_time=0.6)
 
     # -- supplementary: the shapes through split, scores and merge
     def ex_shapes(self):
         r, book = self.result["shapes"], self.book
-        sizes = {name: book.index(f"shapes.{label}", v) for name, label, v in
-                 (("d_model", "d_model", r.d_model), ("heads", "heads", r.heads), ("t", "time", r.time),
-                  ("b", "batch", r.batch))}
-        self.ask("shapes", "{exercise}：D_o = {d_model}、H = {heads}、T = {t}、B = {b}，Q、分数、合并输出各是什么形状？",
-                 dict(exercise=self.header("shapes"), **sizes), [
-                     self.line("多头注意力：D_o = {d_model}，H = {heads}，T = {t}，B = {b}。", **sizes),
-                     self.line("列出 Q 分头后、注意力分数、合并头输出的形状。")],
-                 say=("{exercise} 检查对形状的理解：总输出宽度 D_o = {d_model}，头数 H = {heads}，序列长 T = {t}，"
-                      "批次 B = {b}。Q、K、V 先投影成 B 乘 T 乘 D_o 的张量，再改形状、交换中间两轴分头。"
-                      "Q 分头后、注意力分数、合并头的输出，各是什么形状？", dict(exercise=self.header("shapes"), **sizes)))
-        shapes = {n: book.coords(f"shapes.{n}", getattr(r, n)) for n in ("per_head", "scores", "merged")}
-        self.answer("shapes", "答案：Q 分头后 {per_head}，分数 {scores}，合并后 {merged}。", shapes, say=(
-                        "每头宽度 d 等于 D_o 除以 H，也就是 {head_dim}。q 先 view 成 {split}，再交换中间两轴，得到 {per_head}；"
-                        "分数只乘最后两轴，每个批次、每个头各有一张 T 乘 T 的表，形状 {scores}。"
-                        "上下文交换回 {back} 之后，把最后两维合并成 {merged}，再由输出投影混合不同头的信息。",
-                        dict(shapes, head_dim=book.index("shapes.head_dim", r.head_dim),
-                             split=book.coords("shapes.split", r.split), back=book.coords("shapes.back", r.back))))
-        body = parts.shape_chain(self, r)
+        sizes = {name: book.index(f"shapes.{label}", getattr(r, label)) for name, label in
+                 (("d_model", "d_model"), ("heads", "heads"), ("t", "time"), ("b", "batch"))}
+        self.ask("shapes", "{exercise}：D_o = {d_model}、H = {heads}、T = {t}、B = {b}，"
+                 "Q、分数、合并输出各是什么形状？", [
+            book.text("多头注意力：D_o = {d_model}，H = {heads}，T = {t}，B = {b}。", **sizes),
+            book.text("列出 Q 分头后、注意力分数、合并头输出的形状。")],
+            "{exercise} 检查对形状的理解：总输出宽度 D_o = {d_model}，头数 H = {heads}，序列长 T = {t}，"
+            "批次 B = {b}。Q、K、V 先投影成 B 乘 T 乘 D_o 的张量，再改形状、交换中间两轴分头。"
+            "Q 分头后、注意力分数、合并头的输出，各是什么形状？", **sizes)
+        shapes = {n: book.coords(f"shapes.{n}", getattr(r, n))
+                  for n in ("per_head", "scores", "merged", "split", "back")}
+        self.answer("shapes", "答案：Q 分头后 {per_head}，分数 {scores}，合并后 {merged}。",
+                    "每头宽度 d 等于 D_o 除以 H，也就是 {head_dim}。"
+                    "q 先 view 成 {split}，再交换中间两轴，得到 {per_head}；"
+                    "分数只乘最后两轴，每个批次、每个头各有一张 T 乘 T 的表，形状 {scores}。"
+                    "上下文交换回 {back} 之后，把最后两维合并成 {merged}，再由输出投影混合不同头的信息。",
+                    head_dim=book.index("shapes.head_dim", r.head_dim), **shapes)
+        body = answers.shape_chain(book, r)
         self.play(Appear(body[0]))
-        for row in body[1:]:
-            self.play(Appear(row), run_time=0.5)
+        self.show(body[1:], run_time=0.5)
 
     # -- supplementary: softmax along the wrong axis
     def ex_dim(self):
         r, book = self.result["dim"], self.book
         wrong, right = book.index("dim.wrong_axis", r.wrong_axis), book.index("dim.right_axis", r.right_axis)
         one = book.index("dim.one", 1)
-        self.ask("dim", "{exercise}：为什么 softmax(scores, dim={wrong}) 可能不报错，却不正确？",
-                 {"exercise": self.header("dim"), "wrong": wrong}, [
-                     self.line("scores = X Xᵀ 的形状是 [T, T]：行是查询，列是键。"),
-                     self.line("softmax(scores, dim={}) 为什么可能不报错，却不正确？", wrong)],
-                 say=("{exercise} 回到分数矩阵：scores 等于 X 乘 X 的转置，形状 T 乘 T，行是提出查询的位置，"
-                      "列是提供信息的位置。如果写成 softmax(scores, dim={wrong})，为什么可能不报错，结果却不正确？",
-                      {"exercise": self.header("dim"), "wrong": wrong}))
+        self.ask("dim", "{exercise}：为什么 softmax(scores, dim={wrong}) 可能不报错，却不正确？", [
+            book.text("scores = X Xᵀ 的形状是 [T, T]：行是查询，列是键。"),
+            book.text("softmax(scores, dim={}) 为什么可能不报错，却不正确？", wrong)],
+            "{exercise} 回到分数矩阵：scores 等于 X 乘 X 的转置，形状 T 乘 T，行是提出查询的位置，"
+            "列是提供信息的位置。如果写成 softmax(scores, dim={wrong})，为什么可能不报错，结果却不正确？",
+            wrong=wrong)
         self.answer("dim", "答案：dim={right} 沿每一行（所有的键）归一化，每个查询分出去的权重和为 {one}。",
-                    {"right": right, "one": one}, say=(
-                        "左边是本章开头那组向量的分数。最后一维对应各个提供信息的位置，也就是键；dim={right} 沿这一维"
-                        "归一化，每一行在所有键上分配权重。右边的行和都是 {one}：每个查询分配出去的权重之和为 {one}，"
-                        "这才是加权平均。", {"right": right, "one": one}))
-        body = self.dim_right(r, right)
-        for part in body:
-            self.play(Appear(part), run_time=0.6)
-        count = book.word("dim.rows_off", r.rows_off)
-        slots = {"wrong": wrong, "one": one, **({"rows": count} if r.rows_off else {})}
-        self.step("dim={wrong} 不报错，却按列归一化：列和为 {one}，{rows}行的行和都不是 {one}。" if r.rows_off
-                  else "dim={wrong} 不报错，却按列归一化：列和为 {one}，这里行和碰巧也为 {one}。", **slots)
-        self.narrate("改成 dim={wrong}，张量形状没有变，所以程序不会报错，计算含义却变了：softmax 沿每一列归一化，"
-                     "下面的列和都是 {one}。右边标红的行和说明，{rows}行的权重之和都不是 {one}，"
-                     "无法保证每个查询分配的总权重为 {one}。形状对了，不等于计算对了。" if r.rows_off else
-                     "改成 dim={wrong}，张量形状没有变，所以程序不会报错，计算含义却变了：softmax 沿每一列归一化，"
-                     "下面的列和都是 {one}。这组分数碰巧让每行的和也是 {one}，但一般无法保证每个查询分配的总权重为 {one}。"
-                     "形状对了，不等于计算对了。", **slots)
-        self.clear_stage()
-        self.play(Appear(heading(book, self.header("dim"))), run_time=0.4)
-        body = self.dim_wrong(r, right, wrong)
-        for part in body:
-            self.play(Appear(part), run_time=0.6)
+                    "左边是本章开头那组向量的分数。最后一维对应各个提供信息的位置，也就是键；dim={right} 沿这一维"
+                    "归一化，每一行在所有键上分配权重。右边的行和都是 {one}：每个查询分配出去的权重之和为 {one}，"
+                    "这才是加权平均。", right=right, one=one)
+        self.show(answers.dim_right(book, r, right), run_time=0.6)
+        if r.rows_off:
+            self.answer("dim", "dim={wrong} 不报错，却按列归一化：列和为 {one}，{rows}行的行和都不是 {one}。",
+                        "改成 dim={wrong}，张量形状没有变，所以程序不会报错，计算含义却变了：softmax 沿每一列归一化，"
+                        "下面的列和都是 {one}。右边标红的行和说明，{rows}行的权重之和都不是 {one}，"
+                        "无法保证每个查询分配的总权重为 {one}。形状对了，不等于计算对了。",
+                        wrong=wrong, one=one, rows=book.word("dim.rows_off", r.rows_off))
+        else:
+            self.answer("dim", "dim={wrong} 不报错，却按列归一化：列和为 {one}，这里行和碰巧也为 {one}。",
+                        "改成 dim={wrong}，张量形状没有变，所以程序不会报错，计算含义却变了：softmax 沿每一列归一化，"
+                        "下面的列和都是 {one}。这组分数碰巧让每行的和也是 {one}，"
+                        "但一般无法保证每个查询分配的总权重为 {one}。形状对了，不等于计算对了。", wrong=wrong, one=one)
+        self.show(answers.dim_wrong(book, r, right, wrong), run_time=0.6)
 
     # -- supplementary: the diagonal masked too
     def ex_diagonal(self):
-        keep, hide = self.result["diagonal"]
-        book = self.book
-        d1, d0 = book.index("diag.keep", keep.diagonal), book.index("diag.hide", hide.diagonal)
-        change = {"old": d1, "new": d0}
-        self.ask("diagonal", "{exercise}：把因果掩码的 diagonal={old} 改成 {new}，第一行会发生什么？",
-                 dict(exercise=self.header("diagonal"), **change), [
-                     self.line("因果掩码用 triu(ones, diagonal={}) 标出未来的位置。", d1),
-                     self.line("把 diagonal={old} 改成 {new}，预测第一行会发生什么。", **change)],
-                 say=("{exercise} 检查对角线：因果掩码用 triu(ones, diagonal={old}) 标出严格上三角，也就是未来的位置；"
-                      "对角线保留，让当前位置能看见自己。试把 diagonal={old} 改成 {new}，预测第一行会发生什么。",
-                      dict(exercise=self.header("diagonal"), **change)))
-        empty = book.word("diag.first_empty", hide.first_empty + 1)
-        self.answer("diagonal", "答案：对角线也被遮住，第{row}行没有可见的键，softmax 得到 NaN。", {"row": empty}, say=(
-            "diagonal={new} 连对角线也遮住了。第{row}行原本只能看见它自己，现在它的可见键数是 {visible}，整行都是负无穷，"
-            "普通 softmax 得到 NaN。对照 diagonal={old}：第一行可见 {keep_visible} 个键，权重为 {keep_weight}。"
-            "所以检查掩码时，既要核对形状，也要确认每一行是否还留有允许访问的位置。",
-            dict(change, row=empty,
-                 visible=book.fmt(f"diag.visible[{hide.first_empty}]", hide.visible[hide.first_empty], 0),
-                 keep_visible=book.index("diag.keep_visible", keep.visible[0]),
-                 keep_weight=book.fmt("diag.keep_weight", keep.weights[0][0]))))
-        body = self.diagonal_answer(keep, hide, d1, d0)
-        for part in body:
-            self.play(Appear(part), run_time=0.6)
-
-    # -- the supplementary answers' grids
-    def row_sums(self, name, sums, colors=None):
-        return parts.column(self.book, name, sums, 4, parts.muted(self.book, "行和", color=style.ACCENT), colors)
-
-    def in_a_row(self, *groups, buff=0.5, below=None):
-        """Groups left to right, their tops on one line (and a line below); fitted under the heading.
-        A group already placed under the one before it (zero_answer's sums) stays there."""
-        row = VGroup(*groups).arrange(RIGHT, buff=buff, aligned_edge=UP)
-        if below is not None:
-            below.next_to(row, DOWN, buff=0.5)
-        parts.place(VGroup(row, below) if below is not None else row, most=1.3)
-        return list(groups) + ([below] if below is not None else [])
-
-    def zero_answer(self, r):
-        """S + M, then the weights as fractions over the same weights as decimals with the row sums."""
-        book, hidden = self.book, np.isinf(r.masked)
-        masked = parts.value_grid(book, "zeros.masked", r.masked, 0, row_labels=parts.row_names(book, len(r.masked)),
-                                  header=parts.muted(book, "S + M"))
-        fracs = parts.fraction_grid(book, "zeros", r.fractions, hidden, header=parts.muted(book, "softmax：分数"))
-        decimals = parts.value_grid(book, "zeros.weights", r.weights, 4, hidden=hidden, heat=True,
-                                    header=parts.muted(book, "小数"))
-        sums = VGroup(decimals, self.row_sums("zeros.sums", r.sums)).arrange(RIGHT, buff=0.2, aligned_edge=UP)
-        arrow = parts.arrow_label(book, "→")
-        self.in_a_row(masked, arrow, VGroup(fracs, sums).arrange(DOWN, buff=0.4, aligned_edge=LEFT), buff=0.6)
-        arrow.match_y(masked.box_group)
-        return [masked, arrow, fracs, sums]
-
-    def dim_right(self, r, right):
-        book = self.book
-        scores = parts.value_grid(book, "dim.scores", r.scores, style.decimals_for(r.scores),
-                                  row_labels=parts.row_names(book, len(r.scores)),
-                                  header=parts.muted(book, "scores = X Xᵀ"))
-        arrow = parts.arrow_label(book, "softmax(dim={}) →", right)
-        grid = parts.value_grid(book, "dim.right", r.right, 4, heat=True, header=parts.muted(book, "dim={}", right))
-        groups = self.in_a_row(scores, arrow, grid, self.row_sums("dim.right_rows", r.right_rows))
-        arrow.match_y(scores.box_group)
-        return groups
-
-    def dim_wrong(self, r, right, wrong):
-        book = self.book
-        good = parts.value_grid(book, "dim.right", r.right, 4, heat=True, header=parts.muted(book, "dim={}", right),
-                                row_labels=parts.row_names(book, len(r.right)))
-        bad = parts.value_grid(book, "dim.wrong", r.wrong, 4, heat=True,
-                               header=parts.muted(book, "dim={}", wrong, color=style.MASK))
-        colors = [style.MASK if off else style.TEXT for off in r.row_is_off]
-        cols = parts.Cells([[book.num(f"dim.wrong_cols[{j}]", v, 4, color=style.VALUE)
-                             for j, v in enumerate(r.wrong_cols)]], cell_w=bad.cell_w,
-                           row_labels=[parts.muted(book, "列和", color=style.VALUE)])
-        left = VGroup(good, self.row_sums("dim.right_rows", r.right_rows)).arrange(RIGHT, buff=0.2, aligned_edge=UP)
-        right = VGroup(bad, self.row_sums("dim.wrong_rows", r.wrong_rows, colors)).arrange(RIGHT, buff=0.2,
-                                                                                           aligned_edge=UP)
-        cols.next_to(bad.box_group, DOWN, buff=0.2).align_to(bad.box_group, LEFT)
-        return self.in_a_row(left, VGroup(right, cols), buff=1.2)
-
-    def diagonal_answer(self, keep, hide, d1, d0):
-        book, hidden = self.book, np.isinf(hide.masked)
-        masked = parts.value_grid(book, "diag.masked", hide.masked, style.decimals_for(hide.scores),
-                                  row_labels=parts.row_names(book, len(hide.masked)),
-                                  header=parts.muted(book, "S + M（diagonal={}）", d0))
-        grid = parts.value_grid(book, "diag.weights", hide.weights, 4, hidden=hidden, heat=True,
-                                header=parts.muted(book, "A = softmax"))
-        seen = parts.column(book, "diag.visible", hide.visible, 0, parts.muted(book, "可见键", color=style.ACCENT))
-        arrow = parts.arrow_label(book, "→")
-        note = parts.muted(book, "对照 diagonal={old}：第一行可见 {keep_visible} 个键（它自己），权重为 {keep_weight}",
-                           old=d1, keep_visible=book.index("diag.keep_visible", keep.visible[0]),
-                           keep_weight=book.fmt("diag.keep_weight", keep.weights[0][0]))
-        groups = self.in_a_row(masked, arrow, grid, seen, below=note)
-        arrow.match_y(masked.box_group)
-        return groups
+        (keep, hide), book = self.result["diagonal"], self.book
+        change = {"old": book.index("diag.keep", keep.diagonal),
+                  "new": book.index("diag.hide", hide.diagonal)}
+        self.ask("diagonal", "{exercise}：把因果掩码的 diagonal={old} 改成 {new}，第一行会发生什么？", [
+            book.text("因果掩码用 triu(ones, diagonal={}) 标出未来的位置。", change["old"]),
+            book.text("把 diagonal={old} 改成 {new}，预测第一行会发生什么。", **change)],
+            "{exercise} 检查对角线：因果掩码用 triu(ones, diagonal={old}) 标出严格上三角，也就是未来的位置；"
+            "对角线保留，让当前位置能看见自己。试把 diagonal={old} 改成 {new}，预测第一行会发生什么。", **change)
+        self.answer("diagonal", "答案：对角线也被遮住，第{row}行没有可见的键，softmax 得到 NaN。",
+                    "diagonal={new} 连对角线也遮住了。第{row}行原本只能看见它自己，现在它的可见键数是 {visible}，"
+                    "整行都是负无穷，普通 softmax 得到 NaN。对照 diagonal={old}：第一行可见 {keep_visible} 个键，"
+                    "权重为 {keep_weight}。所以检查掩码时，既要核对形状，也要确认每一行是否还留有允许访问的位置。",
+                    row=book.word("diag.first_empty", hide.first_empty + 1),
+                    visible=book.fmt(f"diag.visible[{hide.first_empty}]", hide.visible[hide.first_empty], 0),
+                    keep_visible=book.index("diag.keep_visible", keep.visible[0]),
+                    keep_weight=book.fmt("diag.keep_weight", keep.weights[0][0]), **change)
+        self.show(answers.diagonal_answer(book, keep, hide, *change.values()), run_time=0.6)

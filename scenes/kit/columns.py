@@ -1,0 +1,149 @@
+"""Words and numbers in aligned columns: a table (each column as wide as its widest cell, its
+cells left- or right-aligned or centred, with rules between rows and bands around them), and a
+code listing whose rows and notes share baselines, with a band to walk it line by line.
+
+Cells are mobjects the NumberBook made; nothing here draws a number.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Sequence
+
+from manim import ORIGIN, RIGHT, Line, Mobject, Rectangle, Text, VectorizedPoint, VGroup
+
+from scenes.kit import style
+from scenes.kit.numbers import NumberBook, Shown
+
+
+class Table(VGroup):
+    """Rows of cells (None leaves a slot empty) in columns, one row height. aligns[k]: LEFT,
+    RIGHT or ORIGIN (centred, the default) for column k; widths: the columns' widths when
+    cells that arrive later are wider than these. A table scaled after it is made keeps
+    its rules and bands in step (`zoom`)."""
+
+    def __init__(self, rows: Sequence[Sequence[Mobject | None]], aligns: Sequence = (), gap: float = 0.45,
+                 row_h: float = 0.5, widths: Sequence[float] | None = None) -> None:
+        super().__init__()
+        n_cols = max(len(r) for r in rows)
+        widths = list(widths or [max((r[k].width for r in rows if k < len(r) and r[k] is not None), default=0.0)
+                                 for k in range(n_cols)])
+        lefts = [sum(widths[:k]) + gap * k for k in range(n_cols)]
+        self.widths, self.col_gap, self.row_h, self.n_rows, self.n_cols = widths, gap, row_h, len(rows), n_cols
+        self.anchors = [[VectorizedPoint([lefts[c] + widths[c] / 2, -i * row_h, 0]) for c in range(n_cols)]
+                        for i in range(len(rows))]
+        self.ruler = Line(ORIGIN, RIGHT).set_opacity(0)      # its length tracks the table's scale
+        self.add(self.ruler, *[a for row in self.anchors for a in row])
+        self.cells: list[list[Mobject | None]] = [[None] * n_cols for _ in rows]
+        for i, row in enumerate(rows):
+            for c, mob in enumerate(row):
+                if mob is None:
+                    continue
+                edge = aligns[c] if c < len(aligns) else ORIGIN
+                x = lefts[c] + widths[c] * (0.5 + 0.5 * float(edge[0]))
+                self.cells[i][c] = mob.move_to([x, -i * row_h, 0], aligned_edge=edge)
+                self.add(mob)
+
+    def zoom(self) -> float:
+        return self.ruler.get_length()
+
+    def row(self, i: int) -> VGroup:
+        return VGroup(*[m for m in self.cells[i] if m is not None])
+
+    def rows(self, first: int = 0, last: int | None = None) -> VGroup:
+        """Rows first..last-1, each a VGroup of its cells."""
+        return VGroup(*[self.row(i) for i in range(first, self.n_rows if last is None else last)])
+
+    def col(self, c: int, rows: Sequence[int] | None = None) -> VGroup:
+        rows = range(self.n_rows) if rows is None else rows
+        return VGroup(*[self.cells[i][c] for i in rows if self.cells[i][c] is not None])
+
+    def x(self, c: int) -> float:
+        return float(self.anchors[0][c].get_center()[0])
+
+    def y(self, i: int) -> float:
+        return float(self.anchors[i][0].get_center()[1])
+
+    def _edges(self, first: int, last: int) -> tuple[float, float]:
+        z = self.zoom()
+        return (self.x(first) - (self.widths[first] + self.col_gap) * z / 2,
+                self.x(last) + (self.widths[last] + self.col_gap) * z / 2)
+
+    def rule(self, i: int, first: int = 0, last: int | None = None, color: str = style.GRID_LINE) -> Line:
+        """A line between row i-1 and row i, under columns first..last."""
+        left, right = self._edges(first, self.n_cols - 1 if last is None else last)
+        y = self.y(i) + self.row_h * self.zoom() / 2
+        return Line([left, y, 0], [right, y, 0], color=color, stroke_width=2)
+
+    def band(self, rows: Sequence[int], color: str = style.TRACK) -> Rectangle:
+        """A frame around whole rows (e.g. the expectation and the original row)."""
+        half = self.row_h * self.zoom() / 2
+        top, bottom = self.y(rows[0]) + half, self.y(rows[-1]) - half
+        left, right = self._edges(0, self.n_cols - 1)
+        box = Rectangle(width=right - left, height=top - bottom, stroke_color=color, stroke_width=3)
+        return box.move_to([(left + right) / 2, (top + bottom) / 2, 0])
+
+
+# ---------------------------------------------------------------- a code listing
+SITS_ON_BASELINE = set("abcdefhiklmnorstuvwxzABCDEFGHIKLMNOPRSTUVWXYZ0123456789")
+
+
+def baseline(mob: Text, text: str) -> float:
+    """The y of the text's baseline: the bottom of its first glyph with no descender."""
+    chars = [c for c in text if not c.isspace()]
+    if len(chars) == len(mob.submobjects):
+        for glyph, c in zip(mob.submobjects, chars):
+            if c in SITS_ON_BASELINE:
+                return float(glyph.get_bottom()[1])
+    return float(mob.get_bottom()[1])
+
+
+@lru_cache(maxsize=None)
+def advance(size: float) -> float:
+    """The monospaced font's advance per character at `size` (spaces carry no ink to measure)."""
+    pair = Text("xx", font=style.NUMBER_FONT, font_size=size)
+    return float(pair[1].get_left()[0] - pair[0].get_left()[0])
+
+
+def on_baseline(mob: Text, text: str, x: float, y: float, size: float) -> Text:
+    """Put the text's pen start at x (leading spaces keep their width) and its baseline at y."""
+    indent = (len(text) - len(text.lstrip(" "))) * advance(size)
+    mob.shift([x + indent - mob.get_left()[0], y - baseline(mob, text), 0])
+    return mob
+
+
+class Listing(VGroup):
+    """Code rows (left) and, on the same baselines, a note for each row (right: the shape it makes).
+
+    rows: (code, colour, note) with note None or a Shown. The notes are built now, so the
+    layout never moves, and shown one at a time with `note(i)`; `highlight(i)` is a band
+    behind row i."""
+
+    def __init__(self, book: NumberBook, rows: Sequence[tuple[Shown, str, Shown | None]], size: float = 22,
+                 note_size: float = 20, pitch: float = 0.37, gap: float = 0.55,
+                 note_color: str = style.ACCENT) -> None:
+        super().__init__()
+        self.codes, self.notes = VGroup(), {}
+        for i, (code, color, _) in enumerate(rows):
+            mob = book.text(code, font=style.NUMBER_FONT, size=size, color=color)
+            self.codes.add(on_baseline(mob, str(code), 0.0, -i * pitch, size))
+        x = self.codes.get_right()[0] + gap
+        for i, (_, _, note) in enumerate(rows):
+            if note is not None:
+                mob = book.text(note, font=style.NUMBER_FONT, size=note_size, color=note_color)
+                self.notes[i] = on_baseline(mob, str(note), x, -i * pitch, note_size)
+        ref = Text("(Hg)", font=style.NUMBER_FONT, font_size=size)
+        self.mid, self.band_h = float(ref.get_center()[1] - baseline(ref, "(Hg)")), ref.height + 0.08
+        self.baselines = [VectorizedPoint([0, -i * pitch, 0]) for i in range(len(rows))]
+        self.ruler = Line(ORIGIN, RIGHT).set_opacity(0)     # its length tracks the listing's scale
+        self.add(self.codes, *self.notes.values(), *self.baselines, self.ruler)
+
+    def highlight(self, i: int) -> Rectangle:
+        """A band behind row i, across the code and the note column."""
+        scale = self.ruler.width
+        y = self.baselines[i].get_center()[1] + self.mid * scale
+        band = Rectangle(width=self.width + 0.3, height=self.band_h * scale, stroke_color=style.TRACK,
+                         stroke_width=2, fill_color=style.NAN_FILL, fill_opacity=0.55)
+        return band.move_to([self.get_center()[0], y, 0])
+
+    def note(self, i: int) -> Mobject | None:
+        return self.notes.get(i)

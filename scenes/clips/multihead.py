@@ -2,11 +2,7 @@
 from __future__ import annotations
 
 import re
-import sys
-from pathlib import Path
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for plain `manim` runs
 
 from scenes.clips.multihead_parts import NARRATION, TensorView, error_card, info_lines, morph, shape_line
 from scenes.compute import heads as compute, provenance
@@ -62,7 +58,8 @@ class Multihead(ClipScene):
             Option('shape', 'B,T,D'),
             Option('heads', 'H (D divisible by H)'),
             Option('track', 'element, eN or N'),
-            Option('wrong-merge', 'emphasise the wrong merge: preview it at the merge, mark every misplaced id', flag=True),
+            Option('wrong-merge', 'emphasise the wrong merge: preview it at the merge, '
+                   'mark every misplaced id', flag=True),
             Option('error-d', "the last step's example: a D that --error-heads does not divide"),
             Option('error-heads', "the last step's example: H, from 2 to 4"),
         ),
@@ -73,7 +70,6 @@ class Multihead(ClipScene):
 
     def compute(self) -> compute.HeadTrack:
         i = self.inputs
-        self.headers: dict = {}               # group header words -> its Text, copied per layout
         self.view: Any = None                 # the tensor layout on screen, its tracking frame, info lines
         self.frame: Any = None
         self.info: Any = None
@@ -109,6 +105,17 @@ class Multihead(ClipScene):
     def at(self, step: str) -> Shown:
         return self.book.coords(f"track.{step}", getattr(self.result, step))
 
+    def slots(self, *steps: str) -> dict[str, Shown]:
+        """The tracked id (track) and its coordinates at these steps, as named slots."""
+        return {"track": self.eid(), **{s: self.at(s) for s in steps}}
+
+    def index(self, name: str) -> Shown:
+        """heads, head_dim, count, misplaced: the sizes a sentence may name."""
+        r = self.result
+        value = {"heads": r.heads, "head_dim": r.head_dim, "count": r.layouts["start"].size,
+                 "misplaced": len(self.misplaced)}[name]
+        return self.book.index(name, value)
+
     def shape(self, step: str) -> Shown:
         return shape_line(self.book, f"{RECORDED_AS.get(step, step)}.shape", AXES[step],
                           self.result.layouts[step].shape)
@@ -120,15 +127,16 @@ class Multihead(ClipScene):
     def unit_axes(self) -> Shown:
         """'H = 1', 'T = 1' or both: the axes of length one that keep the order."""
         book, (_, t, _) = self.book, self.inputs["shape"]
-        parts = ([book.compose("H = {}", book.index("heads", self.result.heads))] if self.result.heads == 1
-                 else []) + ([book.compose("T = {}", book.index("start.shape[1]", t))] if t == 1 else [])
-        return book.compose("{h}、{t}", h=parts[0], t=parts[1]) if len(parts) == 2 else book.compose("{}", *parts)
+        parts = ([book.compose("H = {}", self.index("heads"))] if self.result.heads == 1 else []) + (
+            [book.compose("T = {}", book.index("start.shape[1]", t))] if t == 1 else [])
+        return (book.compose("{h}、{t}", h=parts[0], t=parts[1]) if len(parts) == 2
+                else book.compose("{}", *parts))
 
     def show(self, step: str, lines: list, marks: Any = None) -> TensorView:
         """Move every id into the layout of `step`, under new info lines."""
         r = self.result
         info = info_lines(self.book, lines)
-        view = TensorView(self.book, RECORDED_AS.get(step, step), r.layouts[step], self.headers, r.element, marks,
+        view = TensorView(self.book, RECORDED_AS.get(step, step), r.layouts[step], r.element, marks,
                           top=info.get_bottom()[1] - INFO_GAP)
         frame = view.frame(r.element)
         if self.view is None:
@@ -140,43 +148,42 @@ class Multihead(ClipScene):
         self.view, self.frame, self.info = view, frame, info
         return view
 
-    def stays(self) -> bool:
-        """The tracked element lands where it belongs even without transposing back."""
-        return self.result.wrong == self.result.merged
+    def case(self) -> str:
+        """How the wrong merge goes: no element moves (order), the tracked one stays or it moves."""
+        r = self.result
+        return "order" if not len(self.misplaced) else "stays" if r.wrong == r.merged else "moves"
 
     def wrong_caption(self, emphasis: bool) -> Shown:
-        c, e, wrong = self.book.compose, self.eid(), self.at("wrong")
-        if not len(self.misplaced):
+        c, case = self.book.compose, self.case()
+        if case == "order":
             return c("对照：不换回就直接 reshape；这里 {}，顺序不变，碰巧不出错。", self.unit_axes())
-        if self.stays():
-            if emphasis:
-                return c("错误合并：不换回就 reshape，{track} 碰巧不动，但有 {misplaced} 个元素错了位。", track=e,
-                         misplaced=self.book.index("misplaced", len(self.misplaced)))
-            return c("对照：不换回就直接 reshape，{} 碰巧不动，别的元素却错了位。", e)
+        if case == "stays" and emphasis:
+            return c("错误合并：不换回就 reshape，{track} 碰巧不动，但有 {misplaced} 个元素错了位。",
+                     **self.slots(), misplaced=self.index("misplaced"))
+        if case == "stays":
+            return c("对照：不换回就直接 reshape，{} 碰巧不动，别的元素却错了位。", self.eid())
         if emphasis:
-            return c("错误合并：不换回就 reshape，{track} 从正确的 {merged} 错到 {wrong}。", track=e,
-                     merged=self.at("merged"), wrong=wrong)
-        return c("对照：不换回就直接 reshape，{track} 会错到 {wrong}。", track=e, wrong=wrong)
+            return c("错误合并：不换回就 reshape，{track} 从正确的 {merged} 错到 {wrong}。",
+                     **self.slots("merged", "wrong"))
+        return c("对照：不换回就直接 reshape，{track} 会错到 {wrong}。", **self.slots("wrong"))
 
     # -- steps
     def projected(self) -> None:
         r, book, c = self.result, self.book, self.book.compose
+        sizes = {"heads": self.index("heads"), "head_dim": self.index("head_dim")}
         self.step("投影后的张量 [B, T, D]：每个元素一个唯一编号，双线框跟踪 {}。", self.eid())
-        self.narrate(NARRATION["start.one" if r.heads == 1 else "start"], heads=book.index("heads", r.heads),
-                     head_dim=book.index("head_dim", r.head_dim), track=self.eid(),
-                     **{axis: book.index(f"track.start[{k}]", v) for k, (axis, v) in enumerate(zip("btc", r.start))})
+        at = {axis: book.index(f"track.start[{k}]", v) for k, (axis, v) in enumerate(zip("btc", r.start))}
+        self.narrate(NARRATION["start.one" if r.heads == 1 else "start"], **self.slots(), **sizes, **at)
         self.show("start", [
             (c("{shape}    H = {heads}，d = D/H = {head_dim}    唯一元素 {count} 个", shape=self.shape("start"),
-               heads=book.index("heads", r.heads), head_dim=book.index("head_dim", r.head_dim),
-               count=book.index("count", r.layouts["start"].size)), style.TEXT),
-            (c("{track}：[b, t, c] = {start}，原属批次 b、位置 t、特征 c", track=self.eid(), start=self.at("start")),
-             style.TRACK)])
+               **sizes, count=self.index("count")), style.TEXT),
+            (c("{track}：[b, t, c] = {start}，原属批次 b、位置 t、特征 c", **self.slots("start")), style.TRACK)])
 
     def split_heads(self) -> None:
         r, book, c = self.result, self.book, self.book.compose
         self.step("reshape 成 [B, T, H, d]：特征下标 c 拆成 h = floor(c/d) 和 r = c mod d。")
-        slots = {"track": self.eid(), "c": book.index("track.start[2]", r.start[2]),
-                 "head_dim": book.index("head_dim", r.head_dim), "h": book.index("track.split[2]", r.split[2]),
+        slots = {**self.slots(), "c": book.index("track.start[2]", r.start[2]),
+                 "head_dim": self.index("head_dim"), "h": book.index("track.split[2]", r.split[2]),
                  "r": book.index("track.split[3]", r.split[3])}
         self.narrate(NARRATION["split"], **slots)
         self.show("split", [
@@ -190,19 +197,18 @@ class Multihead(ClipScene):
         self.step("transpose({t_axis}, {h_axis}) 交换 T、H 两轴，得到 [B, H, T, d]；每头的分数是 [B, H, T, T]。",
                   t_axis=t_axis, h_axis=h_axis)
         self.narrate(NARRATION["transpose"], book.coords("score_shape", r.score_shape))
-        if r.split[1] != r.split[2]:
-            self.narrate(NARRATION["transpose.swap"], track=self.eid(), split=self.at("split"),
-                         transposed=self.at("transposed"))
+        same = r.split[1] == r.split[2]
+        if same:
+            self.narrate(NARRATION["transpose.same"], **self.slots("transposed"))
         else:
-            self.narrate(NARRATION["transpose.same"], track=self.eid(), transposed=self.at("transposed"))
+            self.narrate(NARRATION["transpose.swap"], **self.slots("split", "transposed"))
         if self.keeps_order():
             self.narrate(NARRATION["transpose.order"], self.unit_axes())
         swap = ("{track}：{split} → {transposed}，t 与 h 相等，互换后坐标不变；每组 [b, h, :, :] 是一个头的 [T, d]"
-                if r.split[1] == r.split[2] else
-                "{track}：{split} → {transposed}，t 与 h 互换；每组 [b, h, :, :] 是一个头的 [T, d]")
+                if same else "{track}：{split} → {transposed}，t 与 h 互换；每组 [b, h, :, :] 是一个头的 [T, d]")
         lines = [(c("{shape}    每头 S = Q Kᵀ/√d：[B, H, T, T] = {scores}", shape=self.shape("transposed"),
                     scores=book.coords("score_shape", r.score_shape)), style.TEXT),
-                 (c(swap, track=self.eid(), split=self.at("split"), transposed=self.at("transposed")), style.TRACK)]
+                 (c(swap, **self.slots("split", "transposed")), style.TRACK)]
         if self.keeps_order():      # with both axes of length one, not even the groups change
             regroups = r.layouts["split"].shape != r.layouts["transposed"].shape
             lines.append((c("{}：transpose 不改变元素的先后顺序，只改变分组" if regroups
@@ -210,59 +216,53 @@ class Multihead(ClipScene):
         self.show("transposed", lines)
 
     def merge_heads(self) -> None:
-        c = self.book.compose
+        c, emphasis = self.book.compose, self.inputs["wrong_merge"]
         self.step("transpose 换回 [B, T, H, d]，再 reshape 合并成 [B, T, D]：{track} 回到 {merged}。",
-                  track=self.eid(), merged=self.at("merged"))
-        heads = self.result.heads
-        one = {"heads": self.book.index("heads", heads)} if heads == 1 else {}
-        self.narrate(NARRATION["merge.one" if one else "merge"], **one, track=self.eid(), merged=self.at("merged"))
-        if self.inputs["wrong_merge"]:      # the red preview line below
-            case = "order" if not len(self.misplaced) else "stays" if self.stays() else "moves"
-            self.narrate(NARRATION["merge." + case], track=self.eid(), wrong=self.at("wrong"),
+                  **self.slots("merged"))
+        one = {"heads": self.index("heads")} if self.result.heads == 1 else {}
+        self.narrate(NARRATION["merge.one" if one else "merge"], **one, **self.slots("merged"))
+        if emphasis:      # the red preview line below
+            case = self.case()
+            self.narrate(NARRATION["merge." + case], **self.slots("wrong"),
                          **({"axes": self.unit_axes()} if case == "order" else {}))
         back = (c("{}    先换回：同一位置的各头重新相邻", self.shape("back")) if not self.keeps_order()
                 else c("{shape}    先换回：{axes}，顺序本来就没变", shape=self.shape("back"), axes=self.unit_axes()))
-        self.show("back", [(back, style.TEXT),
-                           (c("{track}：{transposed} → {back}", track=self.eid(), transposed=self.at("transposed"),
-                              back=self.at("back")), style.TRACK)])
+        moved = c("{track}：{transposed} → {back}", **self.slots("transposed", "back"))
+        self.show("back", [(back, style.TEXT), (moved, style.TRACK)])
         chain = c("{start} → {split} → {transposed} → {back} → {merged}",
                   **{s: self.at(s) for s in ("start", "split", "transposed", "back", "merged")})
         lines = [(c("{}    再 reshape：各头拼接回每个位置的 D 个特征", self.shape("merged")), style.TEXT),
                  (c("{track}：{chain}", track=self.eid(), chain=chain), style.TRACK)]
-        if self.inputs["wrong_merge"]:
-            lines.append((c("错误对照：不换回就 reshape，{track} 碰巧仍在 {wrong}" if self.stays()
-                            else "错误对照：不换回就 reshape，{track} 会错到 {wrong}", track=self.eid(),
-                            wrong=self.at("wrong")), style.MASK))
+        if emphasis:
+            lines.append((c("错误对照：不换回就 reshape，{track} 碰巧仍在 {wrong}" if self.case() != "moves"
+                            else "错误对照：不换回就 reshape，{track} 会错到 {wrong}", **self.slots("wrong")),
+                          style.MASK))
         self.show("merged", lines)
 
     def wrong_merge(self) -> None:
-        r, book, c = self.result, self.book, self.book.compose
+        r, c, case = self.result, self.book.compose, self.case()
         emphasis = self.inputs["wrong_merge"]
         self.step("{}", self.wrong_caption(emphasis))
-        count = {"misplaced": book.index("misplaced", len(self.misplaced))} if emphasis and len(self.misplaced) else {}
-        if not len(self.misplaced):
+        count = {"misplaced": self.index("misplaced")} if emphasis and case != "order" else {}
+        if case == "order":
             self.narrate(NARRATION["wrong.order"], self.unit_axes())
-        elif self.stays():
-            self.narrate(NARRATION["wrong.stays.count" if emphasis else "wrong.stays"], track=self.eid(), **count)
         else:
-            self.narrate(NARRATION["wrong.moves.count" if emphasis else "wrong.moves"], track=self.eid(),
-                         merged=self.at("merged"), wrong=self.at("wrong"), **count)
-        self.show("transposed", [(c("{}    回到拆头后的布局，跳过 transpose 换回", self.shape("transposed")),
-                                  style.TEXT),
-                                 (c("{track}：{transposed}", track=self.eid(), transposed=self.at("transposed")),
-                                  style.TRACK)])
+            key = "wrong." + case + (".count" if emphasis else "")
+            coords = ("merged", "wrong") if case == "moves" else ()
+            self.narrate(NARRATION[key], **self.slots(*coords), **count)
+        self.show("transposed", [(c("{}    回到拆头后的布局，跳过 transpose 换回", self.shape("transposed")), style.TEXT),
+                                 (c("{track}：{transposed}", **self.slots("transposed")), style.TRACK)])
         lines = [(c("不换回：[B, H, T, d] 按当前顺序直接 reshape 成 {}", self.shape("wrong")), style.TEXT),
-                 (c("{track}：碰巧仍在 {wrong}", track=self.eid(), wrong=self.at("wrong")) if self.stays() else
-                  c("{track}：正确位置 {merged}（虚线框），错误合并到 {wrong}", track=self.eid(),
-                    merged=self.at("merged"), wrong=self.at("wrong")), style.TRACK)]
-        if not len(self.misplaced):
+                 (c("{track}：碰巧仍在 {wrong}", **self.slots("wrong")) if case != "moves" else
+                  c("{track}：正确位置 {merged}（虚线框），错误合并到 {wrong}", **self.slots("merged", "wrong")),
+                  style.TRACK)]
+        if case == "order":
             lines.append((c("{}：transpose 不改变元素的先后顺序，这里碰巧不出错", self.unit_axes()), style.MUTED))
         elif emphasis:
             lines.append((c("红色：{count} 个元素中 {misplaced} 个不在原位，同一行混入了别的位置的特征",
-                            count=book.index("count", r.layouts["start"].size),
-                            misplaced=book.index("misplaced", len(self.misplaced))), style.MASK))
+                            count=self.index("count"), misplaced=self.index("misplaced")), style.MASK))
         view = self.show("wrong", lines, self.misplaced if emphasis else None)
-        if not self.stays():
+        if case == "moves":
             self.play(Appear(view.ghost(int(r.layouts["wrong"][r.merged]))))
 
     def not_divisible(self) -> None:
@@ -278,7 +278,8 @@ class Multihead(ClipScene):
         self.clear_stage()
         q, rem = (book.index(f"error.split[{k}]", v) for k, v in enumerate(self.split_check))
         self.narrate(NARRATION["error"], d_model=d, heads=h, quotient=q, remainder=rem)
-        sizes = {axis: book.index(f"error.shape[{k}]", v) for k, (axis, v) in enumerate(zip("btd", (b, t, ed)))}
+        sizes = {axis: book.index(f"error.shape[{k}]", v)
+                 for k, (axis, v) in enumerate(zip("btd", (b, t, ed)))}
         error = c("Error: --heads '{heads}': " + NOT_DIVISIBLE, heads=h, d_model=d)
         if str(error) != f"Error: {self.error}":
             raise RuntimeError(f"the card would misquote the input rules: {self.error}")
@@ -287,7 +288,7 @@ class Multihead(ClipScene):
             (c("[B, T, D] = {shape}，H = {heads}：D ÷ H = {quotient} 余 {remainder}",
                shape=book.coords("error.shape", (b, t, ed)), heads=h, quotient=q, remainder=rem), style.TEXT),
             ("每头宽度 d = D/H 必须是整数，否则无法把 D 均分给 H 个头", style.MUTED)], [
-            (c("$ python render.py " + self.spec.name + " --shape {b},{t},{d} --heads {heads}", **sizes, heads=h),
-             style.MUTED),
+            (c("$ python render.py " + self.spec.name + " --shape {b},{t},{d} --heads {heads}",
+               **sizes, heads=h), style.MUTED),
             (error, style.MASK)])
         self.play(Appear(card))

@@ -6,23 +6,29 @@ import math
 from typing import Any, Iterable, Sequence
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Animation, DashedVMobject, Mobject, Rectangle,
-                   ReplacementTransform, RoundedRectangle, SurroundingRectangle, VGroup)
+from manim import (DOWN, LEFT, UL, UP, UR, Animation, DashedVMobject, Mobject, ReplacementTransform,
+                   RoundedRectangle, SurroundingRectangle, VGroup)
 
 from scenes.kit import style
 from scenes.kit.anim import Appear, Vanish
-from scenes.kit.glyphs import NumberText
+from scenes.kit.arrays import batch_columns, headed, in_grid, spelled_grid
+from scenes.kit.grids import MatrixGrid
 from scenes.kit.layout import content_center, content_width, fit
 from scenes.kit.numbers import NumberBook, Shown
+from scenes.kit.page import Area, choose
 
-ID_SIZE = 22                 # an id such as e95, in the number font
-CELL_W, CELL_H = 0.68, 0.48  # one cell at scale 1: "e95" plus room for the tracking frame
-GAP_X, GAP_Y, BATCH_GAP = 0.35, 0.14, 0.22
-HEADER_PAD = 0.18          # header to its cells: clear of the tracking frame
-FRAME_BUFF = 0.06          # the outer line of the double frame, outside the cell
-MAX_SCALE = 2.0
-LEGIBLE = 0.95            # ids at this scale read well at 480p
-CARD_PAD = 0.4            # room between the error card's edge and its text
+# The ids' layout is drawn for cells 0.68 x 0.48 (an id such as e95 plus room for the tracking
+# frame) and grown by UNIT to MatrixGrid's cells, at least MIN_CELL_H tall; the ids (set at ID_SIZE)
+# and the headers (at label size) grow with it, so every box stays where that layout puts it.
+UNIT = style.MIN_CELL_H / 0.48
+ID_SIZE = 22
+CELL_W = 0.68 * UNIT
+GAP_X, GAP_Y, BATCH_GAP = 0.35 * UNIT, 0.14 * UNIT, 0.22 * UNIT
+HEADER_PAD = 0.18 * UNIT     # header to its cells: clear of the tracking frame
+FRAME_BUFF = 0.06 * UNIT     # the outer line of the double frame, outside the cell
+MAX_SCALE = 2.0 / UNIT
+LEGIBLE = 0.95 / UNIT        # ids at this scale read well at 480p
+CARD_PAD = 0.4               # room between the error card's edge and its text
 
 
 def coords_text(book: NumberBook, label: str, values: Sequence[int], open_axes: int = 0) -> Shown:
@@ -36,110 +42,73 @@ def shape_line(book: NumberBook, label: str, axes: Sequence[str], shape: Sequenc
     return book.compose("[" + ", ".join(axes) + "] = {}", book.coords(label, shape))
 
 
-def light(text: Mobject) -> Mobject:
-    """Drop the parsed SVG paths a Text keeps after making its points: copies get 5x cheaper."""
-    for part in text.family_members_with_points():
-        part.path_obj = None
-    return text
-
-
 class TensorView:
-    """One layout of the id tensor, in reading order: a group per fixed first two indices
-    ('[0, 0, :]' is a row of D ids; '[0, 1, :, :]' a small matrix), groups arranged to fit.
+    """One layout of the id tensor, in reading order: a grid per fixed first two indices
+    ('[0, 0, :]' is a row of D ids; '[0, 1, :, :]' a small matrix) under its header, the grids
+    in rows: for each number of columns the roomier header side, and the fewest columns that
+    keep the ids at LEGIBLE (else the roomiest).
 
-    Each id is a number ("e5", recorded as the id at that index of this layout); `headers`
-    caches the group headers' Text by their words. Not a Mobject itself: add `parts()` to
-    the scene, move ids with `morph`.
+    Each id is a number ("e5", recorded as the id at that index of this layout, in its cell).
+    Not a Mobject itself: add `parts()` to the scene, move ids with `morph`.
     """
 
-    def __init__(self, book: NumberBook, name: str, ids: Any, headers: dict, track: int | None = None,
-                 marks: Iterable[int] | None = None, top: float = style.CONTENT_TOP,
-                 bottom: float = style.CONTENT_BOTTOM) -> None:
-        """The view fills the content area's width between `top` and `bottom`."""
-        self.name, self.ids, self.top, self.bottom = name, np.asarray(ids), top, bottom
-        shape = self.ids.shape
-        self.book = book
+    def __init__(self, book: NumberBook, name: str, ids: Any, track: int | None = None,
+                 marks: Iterable[int] | None = None, top: float = style.CONTENT_TOP) -> None:
+        """The view fills the content area's width between `top` and the content's bottom."""
+        self.book, ids = book, np.asarray(ids)
         self.label_of: dict[int, str] = {}
         self.texts: dict[int, Mobject] = {}
-        self.boxes: dict[int, Rectangle] = {}
-        self.header_of: dict[int, Mobject] = {}
-        groups = []
-        for i0 in range(shape[0]):
-            for i1 in range(shape[1]):
-                sub = np.atleast_2d(self.ids[i0, i1])
-                words = coords_text(book, f"{name}.group[{i0}][{i1}]", (i0, i1), len(shape) - 2)
-                if str(words) not in headers:
-                    headers[str(words)] = light(book.label(words, color=style.MUTED, size=style.LABEL_SIZE))
-                header = book.register(headers[str(words)].copy(), "label", words)
-                cells = []
-                for idx in np.ndindex(sub.shape):
-                    n = int(sub[idx])
-                    full = (i0, i1) + (idx if len(shape) == 4 else idx[1:])
-                    label = name + "".join(f"[{k}]" for k in full)
-                    shown = book.compose("e{}", book.index(label, n))
-                    self.label_of[n] = label
-                    self.texts[n] = book.register(NumberText(str(shown), size=ID_SIZE), "number", shown, label)
-                    self.boxes[n] = Rectangle(width=CELL_W, height=CELL_H, stroke_color=style.GRID_LINE,
-                                              stroke_width=1.5)
-                    self.header_of[n] = header
-                    cells.append((idx, n))
-                groups.append((i0, header, sub.shape, cells))
-        self.scale = self._arrange(groups, shape[1])
+        self.boxes: dict[int, Mobject] = {}
+        header_of: dict[int, Mobject] = {}
+        blocks = []
+        for i0, i1 in np.ndindex(ids.shape[:2]):
+            sub = np.atleast_2d(ids[i0, i1])
+            at = (lambda i, j: (i0, i1, i, j)) if ids.ndim == 4 else (lambda i, j: (i0, i1, j))
+            labels = [[name + "".join(f"[{k}]" for k in at(i, j)) for j in range(sub.shape[1])]
+                      for i in range(sub.shape[0])]
+            grid = spelled_grid(book, "e{}", labels, sub, size=ID_SIZE, cell_w=CELL_W)
+            grid.box_group.set_stroke(width=1.5)
+            for entry in grid.entry_group:
+                entry.scale(UNIT)
+            words = coords_text(book, f"{name}.group[{i0}][{i1}]", (i0, i1), ids.ndim - 2)
+            header = book.label(words, color=style.MUTED, size=style.LABEL_SIZE).scale(UNIT)
+            for (i, j), n in np.ndenumerate(sub):
+                n = int(n)
+                self.texts[n], self.boxes[n] = grid.entries[i][j], grid.boxes[i][j]
+                self.label_of[n], header_of[n] = labels[i][j], header
+            blocks.append((header, grid))
+        self.headers = VGroup(*[header for header, _ in blocks])
+        self.box_group = VGroup(*[grid.box_group for _, grid in blocks])
+        self.scale = self._arrange(blocks, ids.shape[1], top)
         for n in (marks if marks is not None else ()):
             self.texts[int(n)].set_color(style.MASK)
         if track is not None:
             self.texts[track].set_color(style.TRACK)
-            self.header_of[track].set_color(style.TRACK)
+            header_of[track].set_color(style.TRACK)
 
-    def _plan(self, groups: list, per_batch: int) -> tuple:
-        """The arrangement (header side, groups per row) that lets the cells be largest."""
-        rows, cols = groups[0][2]
-        hw = max(g[1].width for g in groups)
-        hh = max(g[1].height for g in groups)
-        n = len(groups)
-        choices = [c for c in range(1, n + 1) if per_batch % c == 0 or c % per_batch == 0]
-        plans = []
-        for side in ("left", "up"):
-            bw = hw + HEADER_PAD + cols * CELL_W if side == "left" else max(hw, cols * CELL_W)
-            bh = max(hh, rows * CELL_H) if side == "left" else hh + HEADER_PAD + rows * CELL_H
-            for c in choices:
-                n_rows = math.ceil(n / c)
-                batch_gaps = (n // per_batch - 1) if per_batch % c == 0 else 0
-                width = c * bw + (c - 1) * GAP_X
-                height = n_rows * bh + (n_rows - 1) * GAP_Y + batch_gaps * BATCH_GAP
-                scale = min(MAX_SCALE, content_width() / width, (self.top - self.bottom) / height)
-                plans.append((scale, side, c, bw, bh, hw))
-        # Fewest groups per row (a list reads best) while the ids stay near full size.
-        good = min(0.9 * max(p[0] for p in plans), LEGIBLE)
-        return min((p for p in plans if p[0] >= good), key=lambda p: (p[2], -p[0]))
+    @staticmethod
+    def _arrange(blocks: list[tuple[Mobject, MatrixGrid]], per_batch: int, top: float) -> float:
+        """Try the arrangements on the headers and cells (the ids follow their cells once chosen)."""
+        area = Area(content_width(), top=top, bottom=style.CONTENT_BOTTOM, most=MAX_SCALE)
+        outlines = [VGroup(header, grid.box_group) for header, grid in blocks]
+        homes = [grid.boxes[0][0].get_center() for _, grid in blocks]
 
-    def _arrange(self, groups: list, per_batch: int) -> float:
-        _, side, n_cols, bw, bh, hw = self._plan(groups, per_batch)
-        rows_per_batch = per_batch // n_cols if per_batch % n_cols == 0 else None
-        whole = VGroup()
-        for k, (_, header, _, cells) in enumerate(groups):
-            row, col = divmod(k, n_cols)
-            x0 = col * (bw + GAP_X)
-            y0 = -(row * (bh + GAP_Y) + (row // rows_per_batch if rows_per_batch else 0) * BATCH_GAP)
-            gx = x0 + (hw + HEADER_PAD if side == "left" else 0)
-            gy = y0 - (0 if side == "left" else header.height + HEADER_PAD)
-            for idx, n in cells:
-                i, j = idx if len(idx) == 2 else (0, idx[-1])
-                center = [gx + (j + 0.5) * CELL_W, gy - (i + 0.5) * CELL_H, 0]
-                self.boxes[n].move_to(center)
-                self.texts[n].move_to(center)
-            if side == "left":
-                header.move_to([x0 + hw, gy - CELL_H / 2, 0], aligned_edge=RIGHT)
-            else:
-                header.move_to([x0, y0, 0], aligned_edge=UP + LEFT)
-            whole.add(header)
-        whole.add(*self.boxes.values(), *self.texts.values())
-        natural = whole.width
-        fit(whole, content_width(), self.top - self.bottom, most=MAX_SCALE)
-        whole.move_to([0, (self.top + self.bottom) / 2, 0])
-        self.headers = VGroup(*[g[1] for g in groups])
-        self.box_group = VGroup(*self.boxes.values())
-        return whole.width / natural
+        def laid(side: np.ndarray, columns: int) -> None:
+            for header, grid in blocks:
+                headed(header, grid.box_group, side, HEADER_PAD, grid.boxes[0][0])
+            every = per_batch // columns if per_batch % columns == 0 else 0
+            in_grid(outlines, columns, (GAP_X, GAP_Y), UR if side[0] < 0 else UL, every, BATCH_GAP)
+
+        def roomier(columns: int):          # the header side that lets the cells be larger
+            return lambda: choose(whole, [lambda: laid(LEFT, columns), lambda: laid(UP, columns)], area,
+                                  prefer=1.0)
+        whole = VGroup(*outlines)
+        ways = [roomier(c) for c in batch_columns(len(blocks), per_batch)]
+        scale = choose(whole, ways, area, LEGIBLE, prefer=math.inf)     # fewest columns (a list reads best)
+        for (_, grid), home in zip(blocks, homes):
+            grid.entry_group.shift(grid.boxes[0][0].get_center() - home)
+        area.place(VGroup(*[VGroup(header, grid) for header, grid in blocks]))
+        return scale
 
     def parts(self) -> list[Mobject]:
         return [self.box_group, self.headers, *self.texts.values()]
@@ -153,12 +122,13 @@ class TensorView:
 
     def ghost(self, n: int) -> DashedVMobject:
         """A dashed frame: where element n belongs."""
-        rect = SurroundingRectangle(self.boxes[n], buff=0.05 * self.scale, color=style.TRACK,
+        rect = SurroundingRectangle(self.boxes[n], buff=0.05 * UNIT * self.scale, color=style.TRACK,
                                     stroke_width=2)
         return DashedVMobject(rect, num_dashes=16)
 
 
-def morph(old: TensorView, new: TensorView, frames: Iterable[tuple[Mobject, Mobject]] = ()) -> list[Animation]:
+def morph(old: TensorView, new: TensorView,
+          frames: Iterable[tuple[Mobject, Mobject]] = ()) -> list[Animation]:
     """Move every id from its place in `old` to its place in `new` (and the frames with it)."""
     anims = [Vanish(old.box_group), Vanish(old.headers), Appear(new.box_group), Appear(new.headers)]
     anims += [ReplacementTransform(old.texts[n], new.texts[n]) for n in old.texts]

@@ -144,7 +144,7 @@ class DaskExecutor:
                     result = future.result()
                 except KilledWorker as err:
                     raise TaskFailed(task, Result(1, f"its workers died while rendering it ({err})")) from None
-                except Exception as err:        # raised on the worker (a checkout that differs)
+                except Exception as err:        # raised on the worker (its checkout unreadable there)
                     raise TaskFailed(task, Result(1, f"{type(err).__name__}: {err}")) from None
                 if result.code:
                     raise TaskFailed(task, result)

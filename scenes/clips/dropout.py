@@ -8,14 +8,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for plain `manim
 import numpy as np
 from manim import DOWN, RIGHT, UP, Create, FadeIn, Line, ReplacementTransform, Transform, VGroup
 
-from scenes.clips import dropout_parts as parts
-from scenes.clips.dropout_parts import DECIMALS, MEAN_DECIMALS, RowTable, Rows, Spoken
+from scenes.clips import dropout_parts as parts, dropout_words as words
+from scenes.clips.dropout_words import DECIMALS, NARRATION, one, zero
 from scenes.compute import dropout as compute
 from scenes.kit import style
 from scenes.kit.anim import Appear, Vanish
 from scenes.kit.base import ClipScene
+from scenes.kit.columns import Table
 from scenes.kit.layout import content_height, content_width, fit
-from scenes.kit.numbers import Shown
+from scenes.kit.notes import note
+from scenes.kit.page import Area
 from scenes.kit.inputs import InputError, integer, number, vector
 from scenes.kit.clip import Clip, Option
 
@@ -56,7 +58,7 @@ def rules(raw: dict) -> dict:
             "seed": integer(raw.get("seed", 0), "seed", 0, 2**31 - 1)}
 
 
-class Dropout(Rows, Spoken, ClipScene):
+class Dropout(ClipScene):
     spec = Clip(
         name="dropout", section="4.6", title="dropout 并不保持每行权重和恰好为 {}", title_consts=(1,),
         summary="4.6 dropout：单次结果与期望，训练与评估",
@@ -89,35 +91,41 @@ class Dropout(Rows, Spoken, ClipScene):
     def mode_line(self):
         return parts.mode_line(self.book, self.result).move_to([0, TOP_Y, 0])
 
+    def say(self, said: tuple) -> None:
+        """Narrate a phrase (template, slots, named slots)."""
+        template, slots, named = said
+        self.narrate(template, *slots, **named)
+
+    def under_mode_line(self, mob, room: float, most: float, buff: float = 0.35):
+        """Fit `mob` into the content width and `room` of height, just under the mode line."""
+        return fit(mob, content_width() - 0.4, room, most).next_to(self.mode_line(), DOWN, buff=buff).set_x(0)
+
     # -- step 1
     def show_row(self) -> None:
-        r = self.result
-        total = self.book.fmt("weight_sum", r.weight_sum, DECIMALS)
+        r, book = self.result, self.book
+        total = book.fmt("weight_sum", r.weight_sum, DECIMALS)
         self.step("softmax 之后的一行权重：dropout 之前，行和为 {}。", total)
         if r.mode == "eval":
-            self.narrate(parts.NARRATION["row.eval"], weight_sum=total, p=self.p(),
-                         p_eff=self.book.fmt("p_eff", r.p_eff, 0))
+            self.narrate(NARRATION["row.eval"], weight_sum=total, p=words.p(book, r),
+                         p_eff=book.fmt("p_eff", r.p_eff, 0))
         else:
-            self.narrate(parts.NARRATION["row.train"], p=self.p(), one=self.one, scale=self.scale(), weight_sum=total)
-        head = self.mode_line()
-        t = self.rows_table = self.chosen_table()      # step 2's table, placed now
-        self.rows_note = self.row_note()
-        fit(t, content_width() - 0.4, TOP_Y - style.CONTENT_BOTTOM - 0.9 - self.rows_note.height, 1.3)
-        t.next_to(head, DOWN, buff=0.35).set_x(0)
+            self.narrate(NARRATION["row.train"], p=words.p(book, r), one=one(book),
+                         scale=words.scale(book, r), weight_sum=total)
+        t = self.rows_table = parts.chosen_table(book, r)      # step 2's table, placed now
+        self.rows_note = (note(book, "评估模式：掩码不起作用，每行都是原权重 a") if r.mode == "eval" else
+                          note(book, "每行：掩码 m 保留的项 × {one}/({one}−p)，丢弃的项为 {zero}", one=one(book),
+                               zero=zero(book)))
+        self.under_mode_line(t, TOP_Y - style.CONTENT_BOTTOM - 0.9 - self.rows_note.height, 1.3)
         fit(self.rows_note, content_width()).next_to(t, DOWN, buff=0.3)
-        first = RowTable([self.head("位置")[:-1], self.weights_row()[:-1]], row_h=0.56)   # the row alone
-        fit(first, content_width() - 0.4, 1.6, 1.3).next_to(head, DOWN, buff=0.35).set_x(0)
+        first = Table([parts.head(book, r, "位置")[:-1], parts.weights_row(book, r)[:-1]], row_h=0.56)
+        self.under_mode_line(first, 1.6, 1.3)          # the row alone
         self.first = (first.row(0), first.row(1), first.rule(1))
         self.row_bars = self.weight_bars(first)
-        self.play(Appear(head), Appear(self.first[0]), Appear(self.first[1]), Create(self.first[2]))
+        head, row, rule = self.first
+        self.play(Appear(self.mode_line()), Appear(head), Appear(row), Create(rule))
         self.play(FadeIn(self.row_bars, shift=UP * 0.3))
 
-    def row_note(self):
-        if self.result.mode == "eval":
-            return self.word("评估模式：掩码不起作用，每行都是原权重 a")
-        return self.word("每行：掩码 m 保留的项 × {one}/({one}−p)，丢弃的项为 {zero}", one=self.one, zero=self.zero)
-
-    def weight_bars(self, t: RowTable) -> VGroup:
+    def weight_bars(self, t: Table) -> VGroup:
         """The weights as bars under their columns, in the room the mask rows take later."""
         r = self.result
         top = t.y(1) - t.row_h * t.zoom() / 2 - 0.3
@@ -133,17 +141,17 @@ class Dropout(Rows, Spoken, ClipScene):
         r, book = self.result, self.book
         if r.mode == "eval":
             self.step("评估模式有效 p = {}：不丢弃任何项，所选掩码不起作用，行保持原样。", book.fmt("p_eff", r.p_eff, 0))
-            self.narrate(parts.NARRATION["masks.eval"], self.p())
+            self.narrate(NARRATION["masks.eval"], words.p(book, r))
         else:
-            self.step("保留项乘以 {one}/({one}−p)，丢弃项为 {zero}：{sums}", one=self.one, zero=self.zero,
-                      sums=self.sums_against_one())
+            self.step("保留项乘以 {one}/({one}−p)，丢弃项为 {zero}：{sums}", one=one(book), zero=zero(book),
+                      sums=words.sums_against_one(book, r))
             if r.p == 0:
-                self.narrate(parts.NARRATION["masks.none"], one=self.one, zero=self.zero, p=self.p(),
-                             scale=self.scale())
+                self.narrate(NARRATION["masks.none"], one=one(book), zero=zero(book), p=words.p(book, r),
+                             scale=words.scale(book, r))
             else:
-                kept = set(self.drawn_sums()) == {1.0}
-                self.narrate(parts.NARRATION["masks.kept" if kept else "masks.moved"], one=self.one, zero=self.zero,
-                             scale=self.scale())
+                kept = set(words.drawn_sums(book, r)) == {1.0}
+                self.narrate(NARRATION["masks.kept" if kept else "masks.moved"], one=one(book),
+                             zero=zero(book), scale=words.scale(book, r))
         t = self.rows_table
         head, row, rule = self.first
         self.play(Vanish(self.row_bars), ReplacementTransform(head, t.row(0)[:-1]),
@@ -153,50 +161,37 @@ class Dropout(Rows, Spoken, ClipScene):
             self.play(FadeIn(t.row(k + 2), shift=DOWN * 0.15), run_time=0.6)
             self.wait(0.4)
 
-    def drawn_sums(self) -> list[float]:
-        """The chosen masks' row sums as drawn (six decimals)."""
-        return [float(self.book.fmt(f"chosen[{k}].sum", s, DECIMALS)) for k, s in enumerate(self.result.sums)]
-
-    def sums_against_one(self) -> Shown:
-        """What the chosen masks' sums (as drawn) show against 1: the caption's second half."""
-        drawn = self.drawn_sums()
-        kinds = tuple(w for w, hit in (("above", any(v > 1 for v in drawn)), ("below", any(v < 1 for v in drawn)),
-                                       ("equal", any(v == 1 for v in drawn))) if hit)
-        template = parts.SUMS[kinds if len(kinds) > 1 else kinds + ("many" if len(drawn) > 1 else "one",)]
-        return self.book.compose(template, one=self.one)
-
     # -- step 3
     def every_mask(self) -> None:
         r, book = self.result, self.book
         count = book.index("mask_count", len(r.table.masks))
         total = book.fmt("expected_sum", r.table.expected_sum, DECIMALS)
+        listed = len(r.ranked)
         if r.mode == "eval":
             self.step("有效 p = {p_eff}：只有全保留的掩码概率为 {prob}，行和期望为 {expected_sum}。",
-                      p_eff=book.fmt("p_eff", r.p_eff, 0), prob=book.fmt("table[0].prob", r.table.probs[0], DECIMALS),
-                      expected_sum=total)
+                      p_eff=book.fmt("p_eff", r.p_eff, 0), expected_sum=total,
+                      prob=book.fmt("table[0].prob", r.table.probs[0], DECIMALS))
+            self.narrate(NARRATION["every.eval"], zero(book))
         else:
             self.step("全部 {count} 个掩码按概率加权：每项的期望等于原权重，行和的期望为 {expected_sum}。",
                       count=count, expected_sum=total)
-        if r.mode == "eval":
-            self.narrate(parts.NARRATION["every.eval"], self.zero)
-        elif r.p == 0:
-            self.narrate(parts.NARRATION["every.none"], p=self.p(), zero=self.zero)
-        elif len(r.ranked) < len(r.table.masks):
-            self.narrate(parts.NARRATION["every.many"], count=count, listed=book.index("listed_masks", len(r.ranked)),
-                         one=self.one, expected_sum=total)
-        else:
-            self.narrate(parts.NARRATION["every.train"], prob_total=book.fmt("prob_total", r.prob_total, DECIMALS),
-                         one=self.one, expected_sum=total)
+            if r.p == 0:
+                self.narrate(NARRATION["every.none"], p=words.p(book, r), zero=zero(book))
+            elif listed < len(r.table.masks):
+                self.narrate(NARRATION["every.many"], count=count, listed=book.index("listed_masks", listed),
+                             one=one(book), expected_sum=total)
+            else:
+                self.narrate(NARRATION["every.train"], one=one(book), expected_sum=total,
+                             prob_total=book.fmt("prob_total", r.prob_total, DECIMALS))
         self.clear_stage()
-        table = self.every_table()
-        listed = len(r.ranked)
-        note = (self.word("共 {} 个掩码", count, color=style.ACCENT) if listed == len(r.table.masks) else
-                self.word("共 {count} 个掩码 · 列出概率最大的 {listed} 个", count=count,
-                          listed=book.index("listed_masks", listed), color=style.ACCENT))
-        fit(VGroup(note, table).arrange(DOWN, buff=0.25), content_width(), content_height() - 0.2, 1.3)
-        VGroup(note, table).move_to([0, (style.CONTENT_TOP + style.CONTENT_BOTTOM) / 2, 0])
+        table = parts.every_table(book, r)
+        title = (note(book, "共 {} 个掩码", count, color=style.ACCENT) if listed == len(r.table.masks) else
+                 note(book, "共 {count} 个掩码 · 列出概率最大的 {listed} 个", count=count,
+                      listed=book.index("listed_masks", listed), color=style.ACCENT))
+        Area(content_width(), height=content_height() - 0.2, most=1.3).place(
+            VGroup(title, table).arrange(DOWN, buff=0.25))
         summary = table.n_rows - 2
-        self.play(Appear(note), Appear(table.row(0)), Create(table.rule(1)))
+        self.play(Appear(title), Appear(table.row(0)), Create(table.rule(1)))
         self.play(Appear(table.rows(1, summary)), run_time=0.8)
         self.play(Create(table.rule(summary)), Appear(table.rows(summary, table.n_rows)))
         self.play(Create(table.band([summary, summary + 1])))
@@ -205,61 +200,32 @@ class Dropout(Rows, Spoken, ClipScene):
     def sampling(self) -> None:
         r, book = self.result, self.book
         last = book.index(f"checkpoint[{len(r.checkpoints) - 1}]", r.checkpoints[-1])
-        template, slots = parts.sampling_caption(book, r, last)
+        template, slots = words.sampling_caption(book, r, last)
         self.step(template, **slots)
-        self.narrate_sampling(last)
+        self.say(words.sampling_says(book, r, last))
         self.clear_stage()
         listed = min(len(r.sample_sums), compute.SHOWN)
         what = "前 {} 次采样" if listed < len(r.sample_sums) else "全部 {} 次采样"
-        seed = self.word("seed = {seed} · {draws}", seed=book.index("seed", self.inputs["seed"]),
-                         draws=book.compose(what, book.index("listed_samples", listed)))
-        left = VGroup(seed, self.sample_table(listed)).arrange(DOWN, buff=0.3)
-        middle = self.checkpoint_table()
-        bars, marks, feet, numbers = self.mean_bars()
-        legend = self.word("虚线：原权重 a", color=style.TRACK)
+        seed = note(book, "seed = {seed} · {draws}", seed=book.index("seed", self.inputs["seed"]),
+                    draws=book.compose(what, book.index("listed_samples", listed)))
+        left = VGroup(seed, parts.sample_table(book, r, listed)).arrange(DOWN, buff=0.3)
+        middle = parts.checkpoint_table(book, r)
+        bars, marks, feet, numbers, unit = parts.mean_bars(book, r)
+        legend = note(book, "虚线：原权重 a", color=style.TRACK)
         right = VGroup(legend, VGroup(bars, marks, feet, numbers)).arrange(DOWN, buff=0.35)
         board = VGroup(left, middle, right).arrange(RIGHT, buff=0.7, aligned_edge=UP)
         fit(board, content_width(), TOP_Y - style.CONTENT_BOTTOM - 0.45, 1.15)
         board.next_to(self.mode_line(), DOWN, buff=0.3).set_x(0)
-        heights = [self.bar_heights(j, bars) for j in range(len(r.checkpoints))]
+        heights = [parts.bar_heights(r, j, bars, unit) for j in range(len(r.checkpoints))]
         self.play(Appear(self.mode_line()), Appear(left), Appear(middle.row(0)))
         pointer = middle.band([1])
         self.play(Appear(marks), Appear(feet), Appear(legend), Appear(heights[0]), Appear(middle.row(1)),
                   Create(pointer))
         for j in range(1, len(r.checkpoints)):
             self.play(Transform(heights[0], heights[j]), Appear(middle.row(j + 1)),
-                      pointer.animate.become(middle.band([j + 1])),
-                      run_time=0.6)
+                      pointer.animate.become(middle.band([j + 1])), run_time=0.6)
             self.wait(0.2)
         self.play(Appear(numbers))
-
-    def mean_bars(self):
-        """Bars of the last running mean, dashed original weights, positions, the mean's numbers."""
-        r = self.result
-        last, width = r.checkpoints[-1], 0.6
-        numbers = VGroup(*[self.book.num(f"running_mean@{last}[{i}]", v, MEAN_DECIMALS, size=style.LABEL_SIZE)
-                           for i, v in enumerate(r.checkpoint_means[-1])])
-        spacing = max(1.2 if len(r.weights) <= 4 else 1.0, max(m.width for m in numbers) + 0.2)
-        self.unit = 3.0 / max(float(r.checkpoint_means.max()), float(r.weights.max()))
-        xs = [i * spacing for i in range(len(r.weights))]
-        bars = parts.plain_bars(r.checkpoint_means[-1], xs, self.unit, width)
-        marks = parts.targets(r.weights, xs, self.unit, width)
-        base = Line([-width, 0, 0], [xs[-1] + width, 0, 0], color=style.GRID_LINE)
-        feet = VGroup(base, *[self.word("{}", s).next_to([x, 0, 0], DOWN, buff=0.15)
-                              for s, x in zip(self.positions(), xs)])
-        for num, x, v, a in zip(numbers, xs, r.checkpoint_means[-1], r.weights):
-            num.move_to([x, max(float(v), float(a)) * self.unit + 0.1 + num.height / 2, 0])
-        return bars, marks, feet, numbers
-
-    def bar_heights(self, j: int, bars: VGroup) -> VGroup:
-        """The bars at checkpoint j: the same bars, heights of that running mean (placed like `bars`)."""
-        scale = bars[0].height / max(float(self.result.checkpoint_means[-1][0]) * self.unit, 1e-3)
-        base = bars.get_bottom()[1]
-        out = VGroup()
-        for bar, v in zip(bars, self.result.checkpoint_means[j]):
-            new = bar.copy().stretch_to_fit_height(max(float(v) * self.unit, 1e-3) * scale)
-            out.add(new.move_to([bar.get_x(), base, 0], aligned_edge=DOWN))
-        return out
 
     # -- step 5
     def eval_mode(self) -> None:
@@ -267,33 +233,35 @@ class Dropout(Rows, Spoken, ClipScene):
         p_eff = book.fmt("eval.p_eff", r.eval_p, 0)
         if r.zeros:
             self.step("评估模式关闭 dropout：有效 p = {p_eff}，权重保持原样；原先为 {zero} 的权重仍为 {zero}。",
-                      p_eff=p_eff, zero=self.zero)
+                      p_eff=p_eff, zero=zero(book))
         else:
             self.step("评估模式关闭 dropout：有效 p = {p_eff}，权重保持原样，行和仍为 {eval_sum}。", p_eff=p_eff,
                       eval_sum=book.fmt("eval.sum", r.eval_sum, DECIMALS))
-        self.narrate_eval()
+        self.say(words.eval_says(book, r))
         self.clear_stage()
-        table = self.eval_table(p_eff)
+        table = parts.eval_table(book, r, p_eff)
         rule = self.zero_rule()
-        note = self.word("nn.Dropout 服从 model.eval()；要检查 softmax 的行和，应在 dropout 之前检查")
-        words = VGroup(fit(rule, content_width()), fit(note, content_width())).arrange(DOWN, buff=0.3)
-        fit(table, content_width() - 0.5, TOP_Y - style.CONTENT_BOTTOM - 0.9 - words.height, 1.3)
-        VGroup(table, words).arrange(DOWN, buff=0.4).next_to(self.mode_line(), DOWN, buff=0.3).set_x(0)
+        check = note(book, "nn.Dropout 服从 model.eval()；要检查 softmax 的行和，应在 dropout 之前检查")
+        lines = VGroup(fit(rule, content_width()), fit(check, content_width())).arrange(DOWN, buff=0.3)
+        fit(table, content_width() - 0.5, TOP_Y - style.CONTENT_BOTTOM - 0.9 - lines.height, 1.3)
+        VGroup(table, lines).arrange(DOWN, buff=0.4).next_to(self.mode_line(), DOWN, buff=0.3).set_x(0)
         body = range(1, table.n_rows)
         self.play(Appear(self.mode_line()), Appear(table.row(0)), Create(table.rule(1)),
-                  Appear(table.col(0, body)), Appear(table.col(1, body)), Create(table.rule(table.n_rows - 1)))
+                  Appear(table.col(0, body)), Appear(table.col(1, body)),
+                  Create(table.rule(table.n_rows - 1)))
         for c in range(2, table.n_cols):
             self.play(FadeIn(table.col(c, body), shift=RIGHT * 0.2), run_time=0.6)
         zeros = [table.band([i + 1], style.TRACK) for i in r.zeros]
         self.play(Appear(rule), *[Create(z) for z in zeros])
-        self.play(Appear(note))
+        self.play(Appear(check))
 
     def zero_rule(self):
         """Why a weight of 0 stays 0, said of this row's zeros (or as a rule when it has none)."""
-        r, z, book = self.result, self.zero, self.book
+        r, book = self.result, self.book
+        z = zero(book)
         why = (book.compose("评估模式原样输出，仍为 {}", z) if r.train_row is None     # eval at p = 1: no 1/(1-p)
-               else book.compose("m × {zero} / ({one}−p) = {zero}，保留或丢弃都仍为 {zero}", zero=z, one=self.one))
+               else book.compose("m × {zero} / ({one}−p) = {zero}，保留或丢弃都仍为 {zero}", zero=z, one=one(book)))
         if not r.zeros:
-            return self.word("若原权重为 {zero}：{rule}（这一行没有为 {zero} 的项）", zero=z, rule=why)
-        return self.word("{positions} 的原权重为 {zero}：{rule}", positions=parts.positions(book, r.zeros),
-                         zero=z, rule=why, color=style.TRACK, size=style.BODY_SIZE)
+            return note(book, "若原权重为 {zero}：{rule}（这一行没有为 {zero} 的项）", zero=z, rule=why)
+        return note(book, "{positions} 的原权重为 {zero}：{rule}", positions=words.positions(book, r.zeros),
+                    zero=z, rule=why, color=style.TRACK, size=style.BODY_SIZE)

@@ -1,21 +1,18 @@
 """4.1 先把加权平均写清楚: scores, softmax and the weighted sum of the inputs."""
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for plain `manim` runs
 
 import numpy as np
 from manim import DOWN, RIGHT, Create, FadeIn, GrowArrow, Mobject, NumberPlane, VGroup, Write, config
 
-from scenes.clips.weighted_average_parts import (GAP, NARRATION, STACK_ROOM, Table, arrangement, arrow, cell_width,
-                                                 heat_cells, label_cols, label_rows, place_tags, places,
-                                                 plane_for, speak, weight_bars)
+from scenes.clips.weighted_average_parts import GAP, NARRATION, Table, places, softmax_board, weight_bars
 from scenes.compute import average as compute
-from scenes.kit import lang, style
+from scenes.kit import style
 from scenes.kit.anim import Appear
 from scenes.kit.base import ClipScene
+from scenes.kit.blocks import proxy
 from scenes.kit.grids import MatrixGrid
-from scenes.kit.layout import content_center, content_height, fit
+from scenes.kit.layout import content_center, fit
+from scenes.kit.page import speak
+from scenes.kit.plane import arrow, place_tags, plane_for
 from scenes.kit.numbers import Shown
 from scenes.kit.inputs import integer, matrix, tokens
 from scenes.kit.clip import Clip, Option
@@ -46,12 +43,11 @@ class WeightedAverage(ClipScene):
     )
 
     def compute(self) -> compute.Lesson:
-        r = compute.lesson(self.inputs["x"], self.inputs["query"])
-        tokens = self.inputs["tokens"]
-        widths = [self.book.label(self.book.user_text(t), size=style.LABEL_SIZE).width for t in tokens or []]
+        widths = [self.book.label(self.book.user_text(t), size=style.LABEL_SIZE).width
+                  for t in self.inputs["tokens"] or []]
         self.name_width = max(widths, default=0.0)
         self.long = self.name_width > NAME_FITS
-        return r
+        return compute.lesson(self.inputs["x"], self.inputs["query"])
 
     def construct(self) -> None:
         self.show_inputs()
@@ -73,8 +69,9 @@ class WeightedAverage(ClipScene):
     def keyed(self, j: int) -> Shown:
         """x_j and its token: the key wherever tags stand for tokens too wide to fit."""
         tokens = self.inputs["tokens"]
-        return (self.book.compose("{tag} {token}", tag=self.tag(j), token=self.book.user_text(tokens[j])) if tokens
-                else self.tag(j))
+        if not tokens:
+            return self.tag(j)
+        return self.book.compose("{tag} {token}", tag=self.tag(j), token=self.book.user_text(tokens[j]))
 
     def names(self) -> list:
         return [self.name(j) for j in range(len(self.result.x))]
@@ -94,44 +91,51 @@ class WeightedAverage(ClipScene):
         """A column head: a short formula."""
         return self.book.math(tex, size=HEAD_SIZE)
 
+    def grid(self, name: str, values: np.ndarray, decimals: int, rows: list, colors: list | None = None,
+             **options) -> MatrixGrid:
+        """A grid with its rows named, each name in its colour (by default the query's in blue)."""
+        grid = MatrixGrid(self.book, name, values, decimals, row_labels=rows, **options)
+        for label, color in zip(grid.row_labels, colors or self.colors()):
+            label.set_color(color)
+        return grid
+
+    def beside_plane(self, table: Mobject) -> NumberPlane | None:
+        """Draw the table: alone, or with two components right of the plane (returned)."""
+        if not self.planar():
+            self.play(Appear(fit(table).move_to(content_center())))
+            return None
+        r, y = self.result, content_center()[1]
+        plane = plane_for(np.vstack([r.x, r.output[None, :]])).move_to([PLANE_X, y, 0])
+        fit(table, SIDE_W).move_to([TABLE_X, y, 0])
+        self.play(Create(plane), Appear(table))
+        return plane
+
     def planar(self) -> bool:
         return self.result.x.shape[1] == 2
-
-    def plane(self) -> NumberPlane:
-        r = self.result
-        return plane_for(np.vstack([r.x, r.output[None, :]])).move_to(
-            [PLANE_X, content_center()[1], 0])
 
     # -- steps
     def show_inputs(self) -> None:
         r, book = self.result, self.book
-        n_rows, n_cols = r.x.shape
-        count, query = self.count("rows", n_rows), (self.keyed if self.long else self.name)(r.query)
+        (n_rows, n_cols), named = r.x.shape, self.keyed if self.long else self.name
+        slots = {"rows": self.count("rows", n_rows), "query": named(r.query)}
         if self.planar():
-            self.step("{rows}个输入向量：既是平面上的箭头，也是矩阵 X 的行；查询取 {query}。",
-                      rows=count, query=query)
-            speak(self, NARRATION["inputs.plane"], rows=count, query=query)
+            self.step("{rows}个输入向量：既是平面上的箭头，也是矩阵 X 的行；查询取 {query}。", **slots)
         else:
-            cols = self.count("columns", n_cols)
-            self.step("{rows}个输入向量是矩阵 X 的行，每个有{cols}个分量（不画平面）；查询取 {query}。",
-                      rows=count, cols=cols, query=query)
-            speak(self, NARRATION["inputs.table"], rows=count, cols=cols, query=query)
+            slots["cols"] = self.count("columns", n_cols)
+            self.step("{rows}个输入向量是矩阵 X 的行，每个有{cols}个分量（不画平面）；查询取 {query}。", **slots)
+        speak(self, NARRATION["inputs.plane" if self.planar() else "inputs.table"], **slots)
         colors = [style.QUERY if j == r.query else style.VALUE for j in range(n_rows)]
-        grid = MatrixGrid(book, "x", r.x, places(r.x))
-        label_rows(book, grid, [self.keyed(j) if self.long else self.name(j) for j in range(n_rows)], colors)
-        if not self.planar():
-            self.play(Appear(fit(grid).move_to(content_center())))
+        grid = self.grid("x", r.x, places(r.x), [named(j) for j in range(n_rows)], colors)
+        plane = self.beside_plane(grid)
+        if plane is None:
             return
-        plane = self.plane()
-        fit(grid, SIDE_W).move_to([TABLE_X, content_center()[1], 0])
         arrows = [arrow(plane, (0, 0), r.x[j], colors[j]) for j in range(n_rows)]
         tags = [book.label(self.short(j), color=colors[j], size=style.LABEL_SIZE)
                 for j in range(n_rows)]
         area = (-config.frame_width / 2 + style.FRAME_MARGIN, style.CONTENT_BOTTOM,
                 grid.get_left()[0] - GAP, style.CONTENT_TOP)
-        axes = [(plane.x_axis.get_start(), plane.x_axis.get_end()), (plane.y_axis.get_start(), plane.y_axis.get_end())]
+        axes = [(axis.get_start(), axis.get_end()) for axis in (plane.x_axis, plane.y_axis)]
         place_tags(tags, [plane.c2p(*r.x[j]) for j in range(n_rows)], area, plane.c2p(0, 0), axes)
-        self.play(Create(plane), Appear(grid))
         self.play(*[GrowArrow(a) if hasattr(a, "tip") else FadeIn(a) for a in arrows],
                   *[Appear(t) for t in tags])
 
@@ -143,13 +147,12 @@ class WeightedAverage(ClipScene):
         own = book.fmt(f"scores[{q}][0]", r.scores[q], places(r.scores))     # the query's score with itself
         speak(self, NARRATION["dots"], query=query, self_score=own)
         self.clear_stage()
-        products = MatrixGrid(book, "products", r.products, places(r.products))
-        label_rows(book, products, [self.short(j) for j in range(len(r.x))], self.colors())
-        label_cols(book, products, [book.compose("r={}", book.index(f"component[{c}]", c))
-                                    for c in range(r.x.shape[1])])
+        components = [book.compose("r={}", book.index(f"component[{c}]", c)) for c in range(r.x.shape[1])]
+        products = self.grid("products", r.products, places(r.products),
+                             [self.short(j) for j in range(len(r.x))], col_labels=components)
         head = book.text("逐分量乘积 {}[r] · xⱼ[r]", self.short(r.query), size=style.LABEL_SIZE, color=style.QUERY)
-        scores = MatrixGrid(book, "scores", r.scores[:, None], places(r.scores))
-        label_cols(book, scores, ["分数 s = Σ"], style.ACCENT)
+        scores = MatrixGrid(book, "scores", r.scores[:, None], places(r.scores), col_labels=["分数 s = Σ"],
+                            col_color=style.ACCENT)
         products = VGroup(head, products).arrange(DOWN, buff=0.3)
         both = VGroup(products, scores).arrange(RIGHT, buff=0.6, aligned_edge=DOWN)
         fit(both).move_to(content_center())
@@ -171,10 +174,12 @@ class WeightedAverage(ClipScene):
         columns = [("scores", r.scores, d, self.head(r"s_j"), None)]
         sums = [("scores_sum", r.scores_sum, d)]
         if r.ratios is not None:
-            columns.append(("ratios", r.ratios, places(r.ratios), self.head(r"s_j \,/ \textstyle\sum_k s_k"), None))
+            ratio = self.head(r"s_j \,/ \textstyle\sum_k s_k")
+            columns.append(("ratios", r.ratios, places(r.ratios), ratio, None))
             sums.append(("ratios_sum", r.ratios_sum, places(r.ratios)))
         if r.case == "works":
-            columns.append(("shifted", r.shifted, places(r.shifted), self.head(r"s_j - \mathrm{mean}(s)"), None))
+            shifted = self.head(r"s_j - \mathrm{mean}(s)")
+            columns.append(("shifted", r.shifted, places(r.shifted), shifted, None))
             sums.append(("shifted_sum", r.shifted_sum, 0))
         table = Table(book, columns, self.names(), self.colors(), sums,
                       book.label("Σ", color=style.ACCENT, size=style.LABEL_SIZE))
@@ -203,8 +208,9 @@ class WeightedAverage(ClipScene):
                       one=book.const(1))
             shift = book.fmt("shift", r.shift, places(r.scores))
             speak(self, NARRATION["softmax.stable"], m=shift)
-            formula = book.math(r"\alpha_j = \frac{e^{s_j}}{\sum_k e^{s_k}} = \frac{e^{s_j - m}}{\sum_k e^{s_k - m}},"
-                                r"\quad m = \max_k s_k = @", shift, size=HEAD_SIZE)
+            formula = book.math(r"\alpha_j = \frac{e^{s_j}}{\sum_k e^{s_k}} = "
+                                r"\frac{e^{s_j - m}}{\sum_k e^{s_k - m}},\quad m = \max_k s_k = @", shift,
+                                size=HEAD_SIZE)
         else:
             self.step("softmax：取 e 的分数次方再除以总和，每项非负、总和为 {one}。", one=book.const(1))
             top = int(np.argmax(r.weights))
@@ -219,7 +225,8 @@ class WeightedAverage(ClipScene):
                             self.head(r"s_j - m"), None))
         columns += [(exp_name, r.exps, 4, self.head(r"e^{s_j - m}" if r.stable else r"e^{s_j}"), None),
                     ("weights", r.weights, 4, self.head(r"\alpha_j"), "weights")]
-        sums = [None] * (len(columns) - 2) + [(f"{exp_name}_sum", r.exps_sum, 4), ("weights_sum", r.weights_sum, 4)]
+        sums = [None] * (len(columns) - 2) + [(f"{exp_name}_sum", r.exps_sum, 4),
+                                              ("weights_sum", r.weights_sum, 4)]
         table = Table(book, columns, self.names(), self.colors(), sums,
                       book.label("Σ", color=style.ACCENT, size=style.LABEL_SIZE))
         bars = weight_bars(table, r.weights, [style.VALUE])
@@ -251,17 +258,11 @@ class WeightedAverage(ClipScene):
         plane = NARRATION["plane"] if self.planar() else ()      # the plane's sentence names z once more
         speak(self, NARRATION["mix." + case] + plane, **slots)
         self.clear_stage()
-        parts = MatrixGrid(book, "parts", r.parts, d)
-        label_rows(book, parts, [book.compose("α·{}", self.short(j)) for j in range(len(r.x))], self.colors())
-        total = MatrixGrid(book, "output", r.output[None, :], d)
-        label_rows(book, total, [z], [style.ACCENT])
-        table = VGroup(parts, total).arrange(DOWN, buff=0.35, aligned_edge=RIGHT)
-        if not self.planar():
-            self.play(Appear(fit(table).move_to(content_center())))
+        parts = self.grid("parts", r.parts, d, [book.compose("α·{}", self.short(j)) for j in range(len(r.x))])
+        total = self.grid("output", r.output[None, :], d, [z], [style.ACCENT])
+        plane = self.beside_plane(VGroup(parts, total).arrange(DOWN, buff=0.35, aligned_edge=RIGHT))
+        if plane is None:
             return
-        plane = self.plane()
-        fit(table, SIDE_W).move_to([TABLE_X, content_center()[1], 0])
-        self.play(Create(plane), Appear(table))
         tip = np.zeros(2)
         for part in r.parts:
             step = arrow(plane, tip, tip + part, style.VALUE)
@@ -284,34 +285,15 @@ class WeightedAverage(ClipScene):
         speak(self, NARRATION["matrix"] + NARRATION["matrix.cols_one" if r.cols_sums_one else "matrix.cols"],
               rows=size, dim_last=last, dim_rows=rows_axis)
         self.clear_stage()
-        n = len(r.x)
-        dg = places(r.gram)
-        heads = self.name_width <= cell_width(r.gram, dg) - GAP   # names fit over the columns
-        gram = MatrixGrid(book, "gram", r.gram, dg, heat="scores")
-        label_rows(book, gram, [self.name(j) if heads else self.short(j) if self.long else self.keyed(j)
-                                for j in range(n)], self.colors())
-        label_cols(book, gram, [self.name(j) if heads else self.tag(j) for j in range(n)])
-        tags = [book.label("X Xᵀ"), book.text("softmax(dim={})", last), book.text("softmax(dim={})", rows_axis)]
-        for t in tags:
-            t.set_color(style.MUTED)
-        stacked, heat_w = arrangement(gram, r.rows, r.rows_sums)
-        rows = self.with_sums("softmax_rows", r.rows, r.rows_sums, style.VALUE, heat_w)
-        cols = self.with_sums("softmax_cols", r.cols, r.cols_sums, style.MASK, heat_w)
-        groups = [VGroup(t, g).arrange(DOWN, buff=0.2) for t, g in zip(tags, (gram, rows, cols))]
-        layout = VGroup(*groups)
-        if stacked:
-            layout = VGroup(groups[0], VGroup(*groups[1:]).arrange(RIGHT, buff=0.8, aligned_edge=DOWN))
-            fit(layout.arrange(DOWN, buff=0.3), height=content_height() - 2 * STACK_ROOM)
-        else:
-            fit(layout.arrange(RIGHT, buff=0.5, aligned_edge=DOWN))
-        layout.move_to(content_center())
-        for g in groups:
-            self.play(Appear(g))
-
-    def with_sums(self, name: str, weights: np.ndarray, sums: np.ndarray, sum_color: str,
-                  heat_w: float | None) -> VGroup:
-        grid = (MatrixGrid(self.book, name, weights, 4, heat="weights") if heat_w is None
-                else heat_cells(weights, heat_w, style.MIN_CELL_H))
-        col = MatrixGrid(self.book, f"{name}_sums", sums[:, None], 4)
-        label_cols(self.book, col, ["行和"], sum_color)
-        return VGroup(grid, col).arrange(RIGHT, buff=0.15, aligned_edge=DOWN)
+        n, dg = len(r.x), places(r.gram)
+        heads = self.name_width <= proxy(r.gram, dg, head=False).width / n - GAP    # names fit over columns
+        gram = self.grid("gram", r.gram, dg, [self.name(j) if heads else self.short(j) if self.long
+                                              else self.keyed(j) for j in range(n)],
+                         col_labels=[self.name(j) if heads else self.tag(j) for j in range(n)], heat="scores")
+        tags = [book.label("X Xᵀ", color=style.MUTED)] + [book.text("softmax(dim={})", dim, color=style.MUTED)
+                                                         for dim in (last, rows_axis)]
+        sums = [MatrixGrid(book, f"{name}_sums", values[:, None], 4, col_labels=["行和"], col_color=color)
+                for name, values, color in (("softmax_rows", r.rows_sums, style.VALUE),
+                                            ("softmax_cols", r.cols_sums, style.MASK))]
+        for block in softmax_board(book, gram, tags, sums, (r.rows, r.cols)):
+            self.play(Appear(block))

@@ -1,5 +1,5 @@
 """Builders for the weighted-average clip: tables whose rows are the input positions,
-horizontal weight bars, the plane with arrows and their tags placed clear of each other.
+horizontal weight bars, step 6's board (the engine chooses its arrangement), the narration.
 
 Every number goes through the NumberBook; every colour comes from style.
 """
@@ -8,24 +8,23 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, Arrow, Dot, Line, Mobject, NumberPlane, Rectangle, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, Line, Mobject, Rectangle, VGroup
 
 from scenes.kit import style
-from scenes.kit.numbers import NAMED
-from scenes.kit.glyphs import NumberText
-from scenes.kit.grids import MatrixGrid, heat_color
+from scenes.kit.arrays import colour_grid
+from scenes.kit.blocks import proxy
+from scenes.kit.grids import MatrixGrid
 from scenes.kit.layout import content_height, content_width
+from scenes.kit.numbers import NumberBook
+from scenes.kit.page import Area, Page, plan
 
 GAP = 0.22            # between columns of numbers
 HEAD_GAP = 0.4        # between the heads of a table's columns
-PLANE_HALF = 2.6      # the plane's half side, in scene units
-MARGIN = 1.15        # the plane reaches this much past the longest arrow
-SHORTEST = 0.04       # an arrow shorter than this is drawn as a dot
 DECIMAL_STEPS = (0, 1, 2, 4)
 FULL_SCALE = 0.7      # step 6 shows every softmax number while its grids fit at this scale
 COMPACT_SCALE = 0.62  # else the weights in colour only, cells as wide as keep the scores at this scale
 HEAT_W, HEAT_MIN = 0.3, 0.12   # a weights cell drawn in colour only
-STACK_ROOM = 0.15     # stacked grids keep this far from the title and caption bands
+STACK_ROOM = 0.15     # step 6 keeps this far from the title and caption bands
 
 
 def places(values: Any, widest: int = 7) -> int:
@@ -44,37 +43,6 @@ def places(values: Any, widest: int = 7) -> int:
     return next(d for d in options if longest[d] <= limit)
 
 
-def char_width(size: float = style.NUMBER_SIZE) -> float:
-    """The advance of one character of the (monospaced) number font."""
-    zero = style.format_number(0, 0)
-    return NumberText(zero * 2, size=size).width / 2
-
-
-def number_chars(values: Any, decimals: int) -> int:
-    """The longest drawn text among the values."""
-    return max(len(style.format_number(float(v), decimals)) for v in np.ravel(values))
-
-
-def cell_width(values: Any, decimals: int) -> float:
-    """The width a MatrixGrid gives each cell of these values."""
-    return max(number_chars(values, decimals) * char_width() + style.CELL_PAD, style.MIN_CELL_W)
-
-
-def label_rows(book, grid: MatrixGrid, labels: Sequence[str], colors: Sequence[str]) -> VGroup:
-    """Row labels left of the grid's rows (texts the book made, or words)."""
-    for i, text in enumerate(labels):
-        mob = book.label(text, color=colors[i % len(colors)], size=style.LABEL_SIZE)
-        grid.row_labels.add(mob.next_to(grid.boxes[i][0], LEFT, buff=0.15))
-    return grid.row_labels
-
-
-def label_cols(book, grid: MatrixGrid, labels: Sequence[str], color: str = style.TEXT) -> VGroup:
-    for j, text in enumerate(labels):
-        mob = book.label(text, color=color, size=style.LABEL_SIZE)
-        grid.col_labels.add(mob.next_to(grid.boxes[0][j], UP, buff=0.15))
-    return grid.col_labels
-
-
 class Table(VGroup):
     """Columns of one number per position, side by side, sharing rows; a header above each
     column and, optionally, a Σ row below. columns: (name, values, decimals, header, heat)."""
@@ -85,15 +53,17 @@ class Table(VGroup):
         super().__init__()
         self.grids, self.sums, x = [], [], 0.0
         for k, (name, values, decimals, header, heat) in enumerate(columns):
-            grid = MatrixGrid(book, name, np.asarray(values, float)[:, None], decimals, heat=heat)
+            grid = MatrixGrid(book, name, np.asarray(values, float)[:, None], decimals, heat=heat,
+                              row_labels=None if k else row_labels)
             wide = header.width + HEAD_GAP > grid.box_group.width + GAP    # the head sets the spacing
             width = header.width + HEAD_GAP if wide else grid.box_group.width + GAP
-            grid.move_to([x + width / 2, 0, 0], aligned_edge=UP)
+            grid.shift(np.array([x + width / 2, 0, 0]) - grid.box_group.get_top())   # cells, not names
             header.next_to(grid.box_group, UP, buff=0.15)
             self.grids.append(grid)
             self.add(grid, header)
             x += width
-        label_rows(book, self.grids[0], row_labels, row_colors)
+        for label, color in zip(self.grids[0].row_labels, row_colors):
+            label.set_color(color)
         for k, spec in enumerate(sums or []):
             if spec is None:
                 continue
@@ -127,105 +97,37 @@ def weight_bars(table: Table, weights: Sequence[float], colors: Sequence[str],
     return VGroup(axis, bars)
 
 
-def arrangement(gram: Mobject, weights: np.ndarray, sums: np.ndarray) -> tuple[bool, float | None]:
-    """How step 6 fits: (stacked, heat cell width). The scores grid and the two softmax grids
-    in a row while every number reads at FULL_SCALE; else the scores above the two softmax
-    grids; else in a row again with the softmax grids in colour only (cells as wide as keep
-    COMPACT_SCALE), their row sums still in numbers."""
-    n = len(weights)
-    sum_w = style.CELL_PAD + cell_width(sums, 4)
-    both = 2 * (n * cell_width(weights, 4) + sum_w)
-    head = style.MIN_CELL_H          # a header line above a grid
-    if min(content_width() / (gram.width + both + 1.0), content_height() / (gram.height + head)) >= FULL_SCALE:
-        return False, None
-    tall = gram.height + (n + 1) * style.MIN_CELL_H + 2 * head + 0.3
-    if min(content_width() / max(gram.width, both + 0.8), (content_height() - 2 * STACK_ROOM) / tall) >= FULL_SCALE:
-        return True, None
-    room = content_width() / COMPACT_SCALE - gram.width - 2 * sum_w - 1.0
-    return False, float(np.clip(room / (2 * n), HEAT_MIN, HEAT_W))
+def softmax_board(book: NumberBook, gram: MatrixGrid, tags: Sequence[Mobject], sums: Sequence[MatrixGrid],
+                  weights: Sequence[np.ndarray]) -> VGroup:
+    """Step 6's board, placed: X Xᵀ, the two softmaxes and their row sums (each under its tag),
+    in a row while every number reads at FULL_SCALE; else X Xᵀ above the two softmaxes; else in
+    a row with the softmaxes in colour only (cells as wide as keep COMPACT_SCALE), their row sums
+    still in numbers. The softmax grids are drawn once the board is chosen (boxes their size first)."""
+    def blocks(grids: Sequence[Mobject]) -> list[VGroup]:
+        beside = [VGroup(g, col).arrange(RIGHT, buff=0.15, aligned_edge=DOWN) for g, col in zip(grids, sums)]
+        return [VGroup(tag, block).arrange(DOWN, buff=0.2) for tag, block in zip(tags, [gram, *beside])]
 
+    def row(grids: Sequence[Mobject]) -> VGroup:
+        return VGroup(*blocks(grids)).arrange(RIGHT, buff=0.5, aligned_edge=DOWN)
 
-def heat_cells(values: Any, width: float, height: float) -> VGroup:
-    """A weights grid in colour only (0..1 heat scale): the numbers abbreviated."""
-    values = np.atleast_2d(np.asarray(values, float))
-    cells = VGroup()
-    for i, row in enumerate(values):
-        for j, v in enumerate(row):
-            cells.add(Rectangle(width=width, height=height, stroke_color=style.GRID_LINE, stroke_width=0.5,
-                                fill_color=heat_color(float(v)), fill_opacity=0.9).move_to([j * width, -i * height, 0]))
-    return cells
+    def stacked(grids: Sequence[Mobject]) -> VGroup:
+        first, *pair = blocks(grids)
+        VGroup(first, VGroup(*pair).arrange(RIGHT, buff=0.8, aligned_edge=DOWN)).arrange(DOWN, buff=0.3)
+        return VGroup(first, *pair)
 
-
-# ---------------------------------------------------------------- the plane
-def plane_for(points: np.ndarray) -> NumberPlane:
-    """A plane just big enough for the points, without tick numbers (any scale reads)."""
-    reach = float(np.abs(points).max()) if np.size(points) else 0.0
-    reach = reach if reach > 0 else 1.0
-    span, lines = reach * MARGIN, reach / 2          # grid lines at half and all of the reach
-    unit = PLANE_HALF / span
-    return NumberPlane(x_range=[-span, span, lines], y_range=[-span, span, lines],
-                       x_length=2 * span * unit, y_length=2 * span * unit,
-                       background_line_style={"stroke_color": style.GRID_LINE, "stroke_opacity": 0.5})
-
-
-def arrow(plane: NumberPlane, start: Sequence[float], end: Sequence[float], color: str) -> Mobject:
-    """An arrow from start to end, or a dot where it would be too short to see."""
-    a, b = plane.c2p(*start), plane.c2p(*end)
-    if np.linalg.norm(b - a) < SHORTEST:
-        return Dot(b, radius=0.06, color=color)
-    return Arrow(a, b, buff=0, color=color, stroke_width=5, max_tip_length_to_length_ratio=0.15,
-                 max_stroke_width_to_length_ratio=8)
-
-
-def _overlaps(a: np.ndarray, b: np.ndarray, pad: float = 0.06) -> bool:
-    return a[0] - pad < b[2] and b[0] - pad < a[2] and a[1] - pad < b[3] and b[1] - pad < a[3]
-
-
-def _box(mob: Mobject) -> np.ndarray:
-    return np.array([mob.get_left()[0], mob.get_bottom()[1], mob.get_right()[0], mob.get_top()[1]])
-
-
-def _crosses(box: np.ndarray, start: np.ndarray, end: np.ndarray, pad: float = 0.04) -> bool:
-    """Whether the segment start-end passes through the box (sampled along its length)."""
-    for t in np.linspace(0, 1, 24):
-        p = start + t * (end - start)
-        if box[0] - pad < p[0] < box[2] + pad and box[1] - pad < p[1] < box[3] + pad:
-            return True
-    return False
-
-
-def place_tags(tags: Sequence[Mobject], tips: Sequence[np.ndarray], area: Sequence[float],
-               origin: np.ndarray, lines: Sequence[tuple] = ()) -> None:
-    """Put each tag beside its arrow's tip (arrows from `origin`): just off the arrow's line
-    first, then turning and stepping away until it covers no arrow, no line (start, end) and no
-    tag already placed and stays in `area` (xmin, ymin, xmax, ymax). Where nothing is free,
-    the first spot clear of the other tags."""
-    placed: list[np.ndarray] = []
-    tips = [np.asarray(t, float) for t in tips]
-    segments = [(origin, t) for t in tips] + [(np.asarray(a, float), np.asarray(b, float)) for a, b in lines]
-    for tag, tip in zip(tags, tips):
-        out = tip - origin
-        base = np.arctan2(out[1], out[0]) if np.linalg.norm(out[:2]) > SHORTEST else np.pi / 4
-        chosen, fallback = None, None
-        for radius in (0.1, 0.25, 0.45, 0.7, 1.0, 1.4, 1.9, 2.5):
-            for turn in (1, -1, 0, 2, -2, 3, -3, 4):
-                angle = base + turn * np.pi / 4
-                d = np.array([np.cos(angle), np.sin(angle), 0.0])
-                reach = radius + abs(d[0]) * tag.width / 2 + abs(d[1]) * tag.height / 2
-                centre = tip + d * reach
-                box = np.array([centre[0] - tag.width / 2, centre[1] - tag.height / 2,
-                                centre[0] + tag.width / 2, centre[1] + tag.height / 2])
-                inside = box[0] >= area[0] and box[2] <= area[2] and box[1] >= area[1] and box[3] <= area[3]
-                if not inside or any(_overlaps(box, p) for p in placed):
-                    continue
-                fallback = centre if fallback is None else fallback
-                if not any(_crosses(box, a, b) for a, b in segments):
-                    chosen = centre
-                    break
-            if chosen is not None:
-                break
-        tag.move_to(chosen if chosen is not None else fallback if fallback is not None else tip)
-        placed.append(_box(tag))
+    sizes = [proxy(w, 4, head=False) for w in weights]
+    sums_w = sum(style.CELL_PAD + col.box_group.width for col in sums)
+    room = content_width() / COMPACT_SCALE - gram.width - sums_w - 1.0     # for the two softmaxes' cells
+    colours = [colour_grid(w, float(np.clip(room / (2 * len(w)), HEAT_MIN, HEAT_W))) for w in weights]
+    options = [[Page((), lambda s: row(sizes))], [Page((), lambda s: stacked(sizes))],
+               [Page((), lambda s: row(colours))]]
+    area = Area(content_width(), height=content_height() - 2 * STACK_ROOM)
+    chosen = plan(book, options, area, [FULL_SCALE, FULL_SCALE, 0.0])[0]
+    if chosen is options[2][0]:
+        return area.place(row(colours))
+    grids = [MatrixGrid(book, name, w, 4, heat="weights")
+             for name, w in zip(("softmax_rows", "softmax_cols"), weights)]
+    return area.place((row if chosen is options[0][0] else stacked)(grids))
 
 
 # ---------------------------------------------------------------- narration (issue 17)
@@ -268,13 +170,3 @@ NARRATION = {
     "matrix.cols_one": ("改成 dim={dim_rows} 不报错，归一化的却是每一列；此例行和碰巧为一，一般并不保证。",),
     "matrix.cols": ("改成 dim={dim_rows} 不报错，归一化的却是每一列，各行的和不再都是一。",),
 }
-
-
-def speak(scene: Any, sentences: Sequence[str], **slots: Any) -> None:
-    """Narrate the sentences in turn, each taking the named slots it holds."""
-    unused = set(slots)
-    for sentence in sentences:
-        names = set(NAMED.findall(sentence))
-        scene.narrate(sentence, **{name: slots[name] for name in names})
-        unused -= names
-    assert not unused, f"slots no sentence holds: {sorted(unused)}"

@@ -188,3 +188,14 @@ def _placed(page: Page, area: Area) -> Mobject:
         m.scale(page.scale / getattr(m, "page_scale", 1.0))
         setattr(m, "page_scale", page.scale)   # a piece shown on several pages keeps its own
     return page.blocks(page.scale).move_to(area.center())
+
+
+def speak(scene: Any, sentences: Sequence[str], **slots: Shown) -> None:
+    """Narrate the sentences in turn, each taking the named slots it holds (every slot held by one)."""
+    from scenes.kit.numbers import NAMED
+    unused = set(slots)
+    for sentence in sentences:
+        names = set(NAMED.findall(sentence))
+        scene.narrate(sentence, **{name: slots[name] for name in names})
+        unused -= names
+    assert not unused, f"slots no sentence holds: {sorted(unused)}"

@@ -7,14 +7,11 @@ from types import SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for plain `manim` runs
 
-from manim import DOWN, LEFT, RIGHT, VGroup  # noqa: E402
-
-from scenes.clips.implementation_parts import Listing, lines, table, width_bar  # noqa: E402
+from scenes.clips import implementation_parts as parts  # noqa: E402
+from scenes.clips.implementation_parts import digits  # noqa: E402
 from scenes.compute import implementation as compute  # noqa: E402
-from scenes.kit import style  # noqa: E402
 from scenes.kit.anim import Appear  # noqa: E402
 from scenes.kit.base import ClipScene  # noqa: E402
-from scenes.kit.layout import content_center, content_height, content_width, fit  # noqa: E402
 from scenes.kit.numbers import Shown  # noqa: E402
 from scenes.kit.inputs import InputError, integer  # noqa: E402
 from scenes.kit.clip import Clip, Option  # noqa: E402
@@ -43,11 +40,6 @@ def rules(raw: dict) -> dict:
     return {"shape": tuple(sizes), "heads": heads, "seed": seed}
 
 
-def digits(value: float) -> int:
-    """An exact zero is drawn as 0; any other difference in the compact scientific form."""
-    return 0 if value == 0 else 4
-
-
 class Implementation(ClipScene):
     spec = Clip(
         name="implementation", section="4.8", title="配套实现怎样对照每一行",
@@ -69,7 +61,7 @@ class Implementation(ClipScene):
                                check=compute.sdpa_check(shapes.heads, self.inputs["seed"]))
 
     def construct(self) -> None:
-        self.listing = self.code_listing()
+        self.listing = parts.code_listing(self.book, self.result.shapes)
         self.band = None
         self.projection()
         self.scores()
@@ -80,52 +72,10 @@ class Implementation(ClipScene):
 
     # -- helpers
     def shape(self, name: str) -> Shown:
-        return self.book.coords(f"shape.{name}", getattr(self.result.shapes, name))
+        return parts.shape(self.book, self.result.shapes, name)
 
     def const(self, label: str, value: int) -> Shown:
-        return self.book.index(f"code.{label}", value)
-
-    def dims(self, label: str, values: tuple) -> dict[str, Shown]:
-        """transpose's two axes, as its arguments are named (dim0, dim1)."""
-        return {f"dim{k}": self.const(f"{label}[{k}]", v) for k, v in enumerate(values)}
-
-    def code_listing(self) -> Listing:
-        """The companion code's Attention (__init__ and forward), each row with its shape."""
-        book, c, s = self.book, compute, self.result.shapes
-        f = book.compose
-        arrow = "{before} → {after}"
-        rows = [
-            (f("def __init__(self, D, H, L):"), style.MUTED, None),
-            (f("    self.qkv = nn.Linear(D, {} * D, bias=False)", self.const("qkv_factor", c.QKV_FACTOR)),
-             style.TEXT, f("weight {}", self.shape("qkv_weight"))),
-            (f("    self.proj = nn.Linear(D, D)"), style.TEXT, f("weight {}", self.shape("proj_weight"))),
-            (f("    future = torch.ones(L, L).triu(diagonal={})", self.const("diagonal", c.DIAGONAL)),
-             style.TEXT, f("[L, L]，对角线以上为 True")),
-            (f('    self.register_buffer("future", future.bool())'), style.TEXT, f("布尔缓冲区：未来位置")),
-            (f("def forward(self, x, cache=None):"), style.MUTED,
-             f("cache 见第 {} 章", book.index("chapter.cache", c.CACHE_CHAPTER))),
-            (f("    B, T, D = x.shape;  d = D // H"), style.TEXT,
-             f("x {x}，d = {head_dim}", x=self.shape("x"), head_dim=book.index("shape.head_dim", s.head_dim))),
-            (f("    q, k, v = self.qkv(x).chunk({chunks}, dim={dim})", chunks=self.const("chunks", c.CHUNKS),
-               dim=self.const("chunk_dim", c.CHUNK_DIM)), style.TEXT,
-             f("{qkv} → {chunks} × {q}", qkv=self.shape("qkv"), chunks=book.index("shape.chunks", c.CHUNKS),
-               q=self.shape("q"))),
-            (f("    q = q.view(B, T, H, d).transpose({dim0}, {dim1})", **self.dims("split_swap", c.HEAD_SWAP)),
-             style.TEXT, f(arrow, before=self.shape("split"), after=self.shape("heads"))),
-            (f("    s = q @ k.transpose({dim0}, {dim1}) / math.sqrt(d)", **self.dims("key_swap", c.KEY_SWAP)),
-             style.TEXT, self.shape("scores")),
-            (f("    mask = self.future[:T, :T]"), style.TEXT, f("mask {}", self.shape("mask"))),
-            (f('    s = s.masked_fill(mask, float("-inf"))'), style.TEXT, self.shape("scores")),
-            (f("    a = torch.softmax(s, dim={})", self.const("softmax_dim", c.SOFTMAX_DIM)), style.TEXT,
-             self.shape("weights")),
-            (f("    z = (a @ v).transpose({dim0}, {dim1})", **self.dims("merge_swap", c.HEAD_SWAP)), style.TEXT,
-             f(arrow, before=self.shape("context"), after=self.shape("back"))),
-            (f("    z = z.reshape(B, T, D)"), style.TEXT, self.shape("merged")),
-            (f("    return self.proj(z)"), style.TEXT, self.shape("out")),
-        ]
-        listing = Listing(book, rows)
-        fit(listing, content_width(), content_height())
-        return listing.move_to(content_center())
+        return parts.const(self.book, label, value)
 
     def walk(self, rows: range) -> None:
         """Highlight each row in turn and show the shape it produces."""
@@ -175,8 +125,8 @@ class Implementation(ClipScene):
         s, book = self.result.shapes, self.book
         if s.masked:
             self.step("分数 q @ kᵀ 只乘最后两轴，得到 {scores}；掩码在每个 T×T 里遮住 {masked} 个未来位置，"
-                      "softmax 后每行和为 {one}。", scores=self.shape("scores"), masked=book.index("masked", s.masked),
-                      one=book.const(1))
+                      "softmax 后每行和为 {one}。", scores=self.shape("scores"),
+                      masked=book.index("masked", s.masked), one=book.const(1))
         else:
             self.step("分数 q @ kᵀ 只乘最后两轴，得到 {scores}；T = {t} 时掩码里没有未来位置可遮，softmax 照常按行归一。",
                       scores=self.shape("scores"), t=book.index("shape.mask[0]", s.mask[0]))
@@ -224,34 +174,7 @@ class Implementation(ClipScene):
         self.narrate_d_out(b, t, d_model, heads)
         self.clear_stage()
         self.band = None
-        unit = content_width() / 2 / w.copied     # the widest bar takes half the content width
-        blocks = []
-        for name, cls, d_out, segments, seg_w, color, verdict in (
-                ("wrapper", "MultiHeadAttentionWrapper", w.head_dim, heads, w.head_dim, style.VALUE,
-                 "d_out 是每个头的宽度：H 个头各输出 d_out，拼接后宽 H·d_out"),
-                ("mha", "MultiHeadAttention", w.total, heads, w.total // heads, style.QUERY,
-                 "d_out 是所有头的总宽度：一次投影后拆成 H 个头，每头 d_out/H"),
-                ("copied", "MultiHeadAttentionWrapper", w.total, heads, w.total,
-                 style.MASK if w.factor > 1 else style.VALUE,
-                 "把 MultiHeadAttention 的 d_out 照搬给 Wrapper")):
-            width = segments * seg_w
-            code = book.text("{cls}(d_in={d_in}, d_out={d_out}, num_heads={heads})", cls=book.term(cls),
-                             d_in=book.index(f"{name}.d_in", d_model), d_out=book.index(f"{name}.d_out", d_out),
-                             heads=book.index(f"{name}.heads", heads), font=style.NUMBER_FONT, size=20)
-            note = book.text(verdict, size=20, color=style.MUTED)
-            bar = width_bar(segments, seg_w, color, unit)
-            out = book.coords(f"{name}.shape", (b, t, width))
-            if name == "copied" and w.factor > 1:
-                tag = book.text("输出 {shape}：宽了 {factor} 倍", shape=out,
-                                factor=book.index("copied.factor", w.factor), size=20, color=style.MASK)
-            else:
-                tag = book.text("输出 {}", out, size=20, color=color)
-            tag.next_to(bar, RIGHT, buff=0.3)
-            blocks.append(VGroup(code, note, VGroup(bar, tag)).arrange(DOWN, aligned_edge=LEFT, buff=0.14))
-        group = VGroup(*blocks).arrange(DOWN, aligned_edge=LEFT, buff=0.42)
-        fit(group, content_width(), content_height())
-        group.move_to(content_center())
-        for block in blocks:
+        for block in parts.d_out_blocks(book, w, (b, t, d_model), heads):
             self.play(Appear(block), run_time=0.6)
             self.wait(0.3)
 
@@ -306,35 +229,5 @@ class Implementation(ClipScene):
                          "要回头核对掩码、缩放和轴的顺序。", **gaps)
         self.narrate("这项检查只在 CPU 上进行，没有测试 GPU 融合内核的结果与性能，也没有测半精度。")
         self.clear_stage()
-        code = lines(book, [
-            ("# 手写（本章）", style.MUTED),
-            (book.compose("s = q @ k.transpose({dim0}, {dim1}) / math.sqrt(d)", **self.dims("key_swap", c.KEY_SWAP)),
-             style.TEXT),
-            (book.compose('z = torch.softmax(s.masked_fill(future, float("-inf")), dim={}) @ v',
-                          self.const("softmax_dim", c.SOFTMAX_DIM)), style.TEXT),
-            ("# PyTorch", style.MUTED),
-            ("z = F.scaled_dot_product_attention(q, k, v, is_causal=True)", style.TEXT)],
-            size=20, font=style.NUMBER_FONT, buff=0.12)
-        setup = lines(book, [
-            (book.compose("Q、K、V 形状 {shape}，torch.float{bits}，CPU，torch.manual_seed({seed})",
-                          shape=book.coords("sdpa.shape", chk.shape), bits=bits,
-                          seed=book.index("seed", self.inputs["seed"])),
-             style.TEXT),
-            ("两条路线用同一个上游梯度 G（同样随机），L = Σ z·G，比较 ∂L/∂Q、∂L/∂K、∂L/∂V", style.MUTED)])
-        rows = [(book.text(words, size=20), book.num(label, value, digits(value), color=color))
-                for words, label, value, color in (
-                    ("前向 z：最大 |差|", "sdpa.forward", chk.forward, style.ACCENT),
-                    ("梯度 ∂L/∂Q：最大 |差|", "sdpa.grad_q", chk.grad_q, style.QUERY),
-                    ("梯度 ∂L/∂K：最大 |差|", "sdpa.grad_k", chk.grad_k, style.KEY),
-                    ("梯度 ∂L/∂V：最大 |差|", "sdpa.grad_v", chk.grad_v, style.VALUE))]
-        eps = book.text("参照：float{bits} 的机器精度 eps = {eps}", bits=bits, eps=book.fmt("sdpa.eps", chk.eps), size=20,
-                        color=style.MUTED)
-        gaps = table(rows, row_h=0.42)
-        limits = lines(book, [("未覆盖：GPU 融合内核（如 FlashAttention）的结果与性能、半精度；这里只测了 CPU 上的小张量。",
-                               style.MUTED)])
-        group = VGroup(code, setup, VGroup(gaps, eps).arrange(DOWN, aligned_edge=LEFT, buff=0.22), limits)
-        group.arrange(DOWN, aligned_edge=LEFT, buff=0.32)
-        fit(group, content_width(), content_height())
-        group.move_to(content_center())
-        for part in group:
+        for part in parts.sdpa_board(book, chk, book.index("seed", self.inputs["seed"])):
             self.play(Appear(part), run_time=0.6)

@@ -1,105 +1,147 @@
-"""Builders for the implementation clip: a code listing with a shape column (rows on
-common baselines), a moving highlight, width bars for d_out, and a results table.
+"""Builders for the implementation clip: the companion code as a listing with its shape column
+(the kit's Listing), width bars for the two meanings of d_out, and the SDPA check's board.
 
 Every number goes through the NumberBook; the texts arrive as Shown (book-made) strings.
 """
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Sequence
+from typing import Any
 
-from manim import DOWN, LEFT, ORIGIN, RIGHT, Line, Mobject, Rectangle, Text, VectorizedPoint, VGroup
+from manim import DOWN, LEFT, RIGHT, Mobject, Rectangle, VGroup
 
+from scenes.compute import implementation as compute
 from scenes.kit import style
+from scenes.kit.columns import Listing, Table
+from scenes.kit.layout import content_width
+from scenes.kit.notes import lines
 from scenes.kit.numbers import NumberBook, Shown
+from scenes.kit.page import Area
 
-CODE_SIZE = 22           # the listing, in the monospaced font
-NOTE_SIZE = 20           # the shape column and notes
-PITCH = 0.37             # baseline to baseline, before fitting
-COLUMN_GAP = 0.55        # between the code and the shape column
-SITS_ON_BASELINE = set("abcdefhiklmnorstuvwxzABCDEFGHIKLMNOPRSTUVWXYZ0123456789")
+SMALL = 20           # the d_out blocks and the check's board
 
 
-def baseline(mob: Text, text: str) -> float:
-    """The y of the text's baseline: the bottom of its first glyph with no descender."""
-    chars = [c for c in text if not c.isspace()]
-    if len(chars) == len(mob.submobjects):
-        for glyph, c in zip(mob.submobjects, chars):
-            if c in SITS_ON_BASELINE:
-                return float(glyph.get_bottom()[1])
-    return float(mob.get_bottom()[1])
+def shape(book: NumberBook, s: Any, name: str) -> Shown:
+    return book.coords(f"shape.{name}", getattr(s, name))
 
 
-@lru_cache(maxsize=None)
-def advance(size: int) -> float:
-    """The monospaced font's advance per character at `size` (spaces carry no ink to measure)."""
-    pair = Text("xx", font=style.NUMBER_FONT, font_size=size)
-    return float(pair[1].get_left()[0] - pair[0].get_left()[0])
+def const(book: NumberBook, label: str, value: int) -> Shown:
+    return book.index(f"code.{label}", value)
 
 
-def on_baseline(mob: Text, text: str, x: float, y: float, size: int) -> Text:
-    """Put the text's pen start at x (leading spaces keep their width) and its baseline at y."""
-    indent = (len(text) - len(text.lstrip(" "))) * advance(size)
-    mob.shift([x + indent - mob.get_left()[0], y - baseline(mob, text), 0])
-    return mob
+def dims(book: NumberBook, label: str, values: tuple) -> dict[str, Shown]:
+    """transpose's two axes, as its arguments are named (dim0, dim1)."""
+    return {f"dim{k}": const(book, f"{label}[{k}]", v) for k, v in enumerate(values)}
 
 
-class Listing(VGroup):
-    """Code rows (left) and, on the same baselines, the shape each row produces (right).
-
-    rows: (code, colour, note) with note None or a Shown. The notes are built now, so the
-    layout never moves, and shown one at a time with `note(i)`.
-    """
-
-    def __init__(self, book: NumberBook, rows: Sequence[tuple[Shown, str, Shown | None]]) -> None:
-        super().__init__()
-        self.codes, self.notes = VGroup(), {}
-        for i, (code, color, _) in enumerate(rows):
-            mob = book.text(code, font=style.NUMBER_FONT, size=CODE_SIZE, color=color)
-            self.codes.add(on_baseline(mob, str(code), 0.0, -i * PITCH, CODE_SIZE))
-        x = self.codes.get_right()[0] + COLUMN_GAP
-        for i, (_, _, note) in enumerate(rows):
-            if note is not None:
-                mob = book.text(note, font=style.NUMBER_FONT, size=NOTE_SIZE, color=style.ACCENT)
-                self.notes[i] = on_baseline(mob, str(note), x, -i * PITCH, NOTE_SIZE)
-        ref = Text("(Hg)", font=style.NUMBER_FONT, font_size=CODE_SIZE)
-        self.mid, self.band_h = float(ref.get_center()[1] - baseline(ref, "(Hg)")), ref.height + 0.08
-        self.baselines = [VectorizedPoint([0, -i * PITCH, 0]) for i in range(len(rows))]
-        self.ruler = Line(ORIGIN, RIGHT).set_opacity(0)     # its length tracks the listing's scale
-        self.add(self.codes, *self.notes.values(), *self.baselines, self.ruler)
-
-    def highlight(self, i: int) -> Rectangle:
-        """A band behind row i, across the code and the shape column."""
-        scale = self.ruler.width
-        y = self.baselines[i].get_center()[1] + self.mid * scale
-        band = Rectangle(width=self.width + 0.3, height=self.band_h * scale, stroke_color=style.TRACK,
-                         stroke_width=2, fill_color=style.NAN_FILL, fill_opacity=0.55)
-        return band.move_to([self.get_center()[0], y, 0])
-
-    def note(self, i: int) -> Mobject | None:
-        return self.notes.get(i)
+def digits(value: float) -> int:
+    """An exact zero is drawn as 0; any other difference in the compact scientific form."""
+    return 0 if value == 0 else 4
 
 
-def lines(book: NumberBook, items: Sequence[tuple[Shown | str, str]], size: int = NOTE_SIZE,
-          font: str = style.FONT, buff: float = 0.16) -> VGroup:
-    """Left-aligned lines of text, (text, colour) each."""
-    group = VGroup(*[book.text(t, font=font, size=size, color=c) for t, c in items])
-    return group.arrange(DOWN, aligned_edge=LEFT, buff=buff)
+def place(group: Mobject) -> Mobject:
+    """Fit a board into the content area, centred there."""
+    return Area(content_width()).place(group)
+
+
+def code_listing(book: NumberBook, s: Any) -> Listing:
+    """The companion code's Attention (__init__ and forward), each row with its shape."""
+    c, f = compute, book.compose
+    arrow = "{before} → {after}"
+    rows = [
+        (f("def __init__(self, D, H, L):"), style.MUTED, None),
+        (f("    self.qkv = nn.Linear(D, {} * D, bias=False)", const(book, "qkv_factor", c.QKV_FACTOR)),
+         style.TEXT, f("weight {}", shape(book, s, "qkv_weight"))),
+        (f("    self.proj = nn.Linear(D, D)"), style.TEXT, f("weight {}", shape(book, s, "proj_weight"))),
+        (f("    future = torch.ones(L, L).triu(diagonal={})", const(book, "diagonal", c.DIAGONAL)),
+         style.TEXT, f("[L, L]，对角线以上为 True")),
+        (f('    self.register_buffer("future", future.bool())'), style.TEXT, f("布尔缓冲区：未来位置")),
+        (f("def forward(self, x, cache=None):"), style.MUTED,
+         f("cache 见第 {} 章", book.index("chapter.cache", c.CACHE_CHAPTER))),
+        (f("    B, T, D = x.shape;  d = D // H"), style.TEXT,
+         f("x {x}，d = {head_dim}", x=shape(book, s, "x"), head_dim=book.index("shape.head_dim", s.head_dim))),
+        (f("    q, k, v = self.qkv(x).chunk({chunks}, dim={dim})", chunks=const(book, "chunks", c.CHUNKS),
+           dim=const(book, "chunk_dim", c.CHUNK_DIM)), style.TEXT,
+         f("{qkv} → {chunks} × {q}", qkv=shape(book, s, "qkv"), chunks=book.index("shape.chunks", c.CHUNKS),
+           q=shape(book, s, "q"))),
+        (f("    q = q.view(B, T, H, d).transpose({dim0}, {dim1})", **dims(book, "split_swap", c.HEAD_SWAP)),
+         style.TEXT, f(arrow, before=shape(book, s, "split"), after=shape(book, s, "heads"))),
+        (f("    s = q @ k.transpose({dim0}, {dim1}) / math.sqrt(d)", **dims(book, "key_swap", c.KEY_SWAP)),
+         style.TEXT, shape(book, s, "scores")),
+        (f("    mask = self.future[:T, :T]"), style.TEXT, f("mask {}", shape(book, s, "mask"))),
+        (f('    s = s.masked_fill(mask, float("-inf"))'), style.TEXT, shape(book, s, "scores")),
+        (f("    a = torch.softmax(s, dim={})", const(book, "softmax_dim", c.SOFTMAX_DIM)), style.TEXT,
+         shape(book, s, "weights")),
+        (f("    z = (a @ v).transpose({dim0}, {dim1})", **dims(book, "merge_swap", c.HEAD_SWAP)), style.TEXT,
+         f(arrow, before=shape(book, s, "context"), after=shape(book, s, "back"))),
+        (f("    z = z.reshape(B, T, D)"), style.TEXT, shape(book, s, "merged")),
+        (f("    return self.proj(z)"), style.TEXT, shape(book, s, "out")),
+    ]
+    return place(Listing(book, rows))
 
 
 def width_bar(segments: int, segment_width: float, color: str, unit: float) -> VGroup:
-    """A bar of `segments` head blocks, each `segment_width` features wide (unit = scene units per feature)."""
+    """A bar of `segments` head blocks, each `segment_width` features wide (unit: scene units
+    per feature)."""
     bar = VGroup(*[Rectangle(width=segment_width * unit, height=0.28, stroke_color=style.BACKGROUND,
                              stroke_width=2, fill_color=color, fill_opacity=0.8) for _ in range(segments)])
     return bar.arrange(RIGHT, buff=0)
 
 
-def table(rows: Sequence[tuple[Mobject, Mobject]], gap: float = 0.5, row_h: float = 0.5) -> VGroup:
-    """Two aligned columns: labels left-aligned, values left-aligned after the widest label."""
-    x = max(r[0].width for r in rows) + gap
-    group = VGroup()
-    for i, (label, value) in enumerate(rows):
-        label.move_to([0, -i * row_h, 0], aligned_edge=LEFT)
-        value.move_to([x, -i * row_h, 0], aligned_edge=LEFT)
-        group.add(label, value)
-    return group
+def d_out_blocks(book: NumberBook, w: Any, size: tuple, heads: int) -> list:
+    """Each way to write d_out: the call, what d_out means there, and a bar as wide as its output."""
+    b, t, d_model = size
+    unit = content_width() / 2 / w.copied     # the widest bar takes half the content width
+    blocks = []
+    for name, cls, d_out, seg_w, color, verdict in (
+            ("wrapper", "MultiHeadAttentionWrapper", w.head_dim, w.head_dim, style.VALUE,
+             "d_out 是每个头的宽度：H 个头各输出 d_out，拼接后宽 H·d_out"),
+            ("mha", "MultiHeadAttention", w.total, w.total // heads, style.QUERY,
+             "d_out 是所有头的总宽度：一次投影后拆成 H 个头，每头 d_out/H"),
+            ("copied", "MultiHeadAttentionWrapper", w.total, w.total,
+             style.MASK if w.factor > 1 else style.VALUE, "把 MultiHeadAttention 的 d_out 照搬给 Wrapper")):
+        code = book.text("{cls}(d_in={d_in}, d_out={d_out}, num_heads={heads})", cls=book.term(cls),
+                         d_in=book.index(f"{name}.d_in", d_model), d_out=book.index(f"{name}.d_out", d_out),
+                         heads=book.index(f"{name}.heads", heads), font=style.NUMBER_FONT, size=SMALL)
+        bar = width_bar(heads, seg_w, color, unit)
+        out = book.coords(f"{name}.shape", (b, t, heads * seg_w))
+        if name == "copied" and w.factor > 1:
+            tag = book.text("输出 {shape}：宽了 {factor} 倍", shape=out, size=SMALL, color=style.MASK,
+                            factor=book.index("copied.factor", w.factor))
+        else:
+            tag = book.text("输出 {}", out, size=SMALL, color=color)
+        blocks.append(VGroup(code, book.text(verdict, size=SMALL, color=style.MUTED),
+                             VGroup(bar, tag.next_to(bar, RIGHT, buff=0.3))).arrange(DOWN, aligned_edge=LEFT,
+                                                                                     buff=0.14))
+    place(VGroup(*blocks).arrange(DOWN, aligned_edge=LEFT, buff=0.42))
+    return blocks
+
+
+def sdpa_board(book: NumberBook, chk: Any, seed: Shown) -> VGroup:
+    """The two routes in code, the check's set-up, the largest differences, what it leaves out."""
+    c, bits = compute, book.index("sdpa.bits", compute.FLOAT_BITS)
+    code = lines(book, [
+        ("# 手写（本章）", style.MUTED),
+        (book.compose("s = q @ k.transpose({dim0}, {dim1}) / math.sqrt(d)",
+                      **dims(book, "key_swap", c.KEY_SWAP)), style.TEXT),
+        (book.compose('z = torch.softmax(s.masked_fill(future, float("-inf")), dim={}) @ v',
+                      const(book, "softmax_dim", c.SOFTMAX_DIM)), style.TEXT),
+        ("# PyTorch", style.MUTED),
+        ("z = F.scaled_dot_product_attention(q, k, v, is_causal=True)", style.TEXT)],
+        font=style.NUMBER_FONT, buff=0.12)
+    setup = lines(book, [
+        (book.compose("Q、K、V 形状 {shape}，torch.float{bits}，CPU，torch.manual_seed({seed})",
+                      shape=book.coords("sdpa.shape", chk.shape), bits=bits, seed=seed), style.TEXT),
+        ("两条路线用同一个上游梯度 G（同样随机），L = Σ z·G，比较 ∂L/∂Q、∂L/∂K、∂L/∂V", style.MUTED)])
+    rows = [(book.text(words, size=SMALL), book.num(label, value, digits(value), color=color))
+            for words, label, value, color in (
+                ("前向 z：最大 |差|", "sdpa.forward", chk.forward, style.ACCENT),
+                ("梯度 ∂L/∂Q：最大 |差|", "sdpa.grad_q", chk.grad_q, style.QUERY),
+                ("梯度 ∂L/∂K：最大 |差|", "sdpa.grad_k", chk.grad_k, style.KEY),
+                ("梯度 ∂L/∂V：最大 |差|", "sdpa.grad_v", chk.grad_v, style.VALUE))]
+    eps = book.text("参照：float{bits} 的机器精度 eps = {eps}", bits=bits, eps=book.fmt("sdpa.eps", chk.eps),
+                    size=SMALL, color=style.MUTED)
+    gaps = Table(rows, aligns=(LEFT, LEFT), gap=0.5, row_h=0.42)
+    limits = lines(book, [("未覆盖：GPU 融合内核（如 FlashAttention）的结果与性能、半精度；这里只测了 CPU 上的小张量。",
+                           style.MUTED)])
+    group = VGroup(code, setup, VGroup(gaps, eps).arrange(DOWN, aligned_edge=LEFT, buff=0.22), limits)
+    return place(group.arrange(DOWN, aligned_edge=LEFT, buff=0.32))

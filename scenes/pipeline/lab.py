@@ -27,7 +27,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from scenes.kit.lang import LANGS, SOURCE
+from scenes.kit.lang import LANGS, SOURCE, tr
 from scenes.pipeline.lab_jobs import FILES, Busy, Job, Stills, Store, request_key
 from scenes.pipeline.lab_record import Recorder
 from scenes.pipeline.lab_requests import Refused, page_data, parse, still_view
@@ -37,6 +37,7 @@ from scenes.pipeline.registry import specs
 
 PAGE = Path(__file__).with_name("lab.html")
 MAX_BODY = 64 * 1024                  # bytes of one request
+RECORD, RECORD_ALL = "录音", "整章录音"    # the index's links to the recording pages (en: the catalogue)
 STILL_SECONDS = 120.0                 # a still that takes longer is stopped (its worker restarted)
 
 
@@ -131,10 +132,10 @@ def make_app(root: Path, jobs: int = 1, cap_mb: int = 2048, hosts: list[str] | N
     async def index(request: Request) -> Response:
         items = "".join(f'<li><a href="/clip/{s.name}">{html.escape(s.section)} {html.escape(s.heading())}</a>'
                         f' · <a href="/clip/{s.name}?lang=en">{html.escape(s.heading("en"))}</a>'
-                        f' · <a href="/record/{s.name}">录音</a> · <a href="/record/{s.name}?lang=en">record</a>'
+                        f' · <a href="/record/{s.name}">{RECORD}</a> · <a href="/record/{s.name}?lang=en">{tr(RECORD, "en")}</a>'
                         '</li>'
                         for s in specs().values())
-        items += '<li><a href="/record">整章录音</a> · <a href="/record?lang=en">record the chapter</a></li>'
+        items += f'<li><a href="/record">{RECORD_ALL}</a> · <a href="/record?lang=en">{tr(RECORD_ALL, "en")}</a></li>'
         return HTMLResponse(f'<!DOCTYPE html><meta charset="utf-8"><title>lab</title><body style="font-family:'
                             f'\'Noto Sans CJK SC\',sans-serif;background:#0F1117;color:#ECEFF1"><h1>Chapter 4 lab</h1>'
                             f'<ul style="line-height:2">{items}</ul><style>a{{color:#4FC3F7}}</style>')

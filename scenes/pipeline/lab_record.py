@@ -26,7 +26,7 @@ from scenes.pipeline.registry import specs
 
 PAGE = Path(__file__).with_name("lab_record.html")
 VOICE_CAP = 512 * 1024 * 1024         # bytes of all takes together
-CHAPTER = {"zh": "第 4 章 · 录音", "en": "Chapter 4 · recording"}
+CHAPTER = "第 4 章 · 录音"                # the chapter recording page's title (en: the catalogue)
 
 
 @lru_cache(maxsize=None)
@@ -106,7 +106,7 @@ class Recorder:
         data = {"lang": lang, "langs": list(LANGS), "chapter": chapter, "clips": items, "qualities": QUALITIES,
                 "tail": VOICE_TAIL,
                 "summary": tr(specs()[clips[0]].summary, lang) if not chapter else ""}
-        title = html.escape(CHAPTER.get(lang, CHAPTER["en"]) if chapter else f"{items[0]['section']} {items[0]['title']}")
+        title = html.escape(tr(CHAPTER, lang) if chapter else f"{items[0]['section']} {items[0]['title']}")
         text = json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
         return HTMLResponse(PAGE.read_text("utf-8").replace("__DATA__", text).replace("__TITLE__", title)
                             .replace("__LANG__", lang))

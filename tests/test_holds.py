@@ -14,7 +14,7 @@ from manim.camera.camera import Camera
 
 from conftest import inputs_for
 from scenes.kit.base import ClipScene
-from scenes.pipeline import holds
+from scenes.pipeline import h264, holds
 from scenes.pipeline.runner import ENCODER, render_clip
 
 FPS, SIZE = 60, (256, 144)
@@ -182,15 +182,15 @@ def test_a_copy_is_the_p_frame_renumbered():
     packets += ctx.encode(None)
     data = [bytes(p) for p in packets]
     extradata = bytes(ctx.extradata)
-    sps = next(holds.parse_sps(u) for u in holds.nal_units(extradata) if u[0] & 0x1F == 7)
-    for unit in holds.nal_units(data[-1]):
-        assert holds.escape(holds.unescape(unit)) == unit
-        assert holds.renumbered(unit, sps, 0, 0) == unit
-        kind, frame_num, _, poc, _ = holds.slice_fields(unit, sps)
-        again = holds.slice_fields(holds.renumbered(unit, sps, 3, 6), sps)
+    sps = next(h264.parse_sps(u) for u in h264.nal_units(extradata) if u[0] & 0x1F == 7)
+    for unit in h264.nal_units(data[-1]):
+        assert h264.escape(h264.unescape(unit)) == unit
+        assert h264.renumbered(unit, sps, 0, 0) == unit
+        kind, frame_num, _, poc, _ = h264.slice_fields(unit, sps)
+        again = h264.slice_fields(h264.renumbered(unit, sps, 3, 6), sps)
         assert (kind, again[1], again[3]) == (0, (frame_num + 3) % (1 << sps.frame_num_bits),
                                               (poc + 6) % (1 << sps.poc_bits))
-    copies = holds.skip_copies(extradata, data[-2], data[-1])
-    pictures = holds.pictures(extradata, data + [copies(n) for n in range(1, 40)])   # frame_num wraps at 16
+    copies = h264.skip_copies(extradata, data[-2], data[-1])
+    pictures = h264.pictures(extradata, data + [copies(n) for n in range(1, 40)])   # frame_num wraps at 16
     assert len(pictures) == holds.ENCODED + 39
     assert all(np.array_equal(p, pictures[holds.ENCODED - 1]) for p in pictures[holds.ENCODED - 1:])

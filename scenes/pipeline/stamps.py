@@ -66,11 +66,11 @@ def files_hash(paths: list[Path]) -> str:
 
 def shared_files() -> list[Path]:
     """What shapes every render: the CLI, the pinned packages, the runner and its job and quality
-    table, the file writer of its holds (holds.py) and the assets."""
+    table, the file writer of its holds (holds.py, h264.py) and the assets."""
     assets = sorted(p for p in (ROOT / "assets").rglob("*") if p.is_file() and "gallery" not in p.parts
                     and "lang" not in p.parts)            # a catalogue shapes only its language
     return [ROOT / "render.py", ROOT / "requirements.txt", ROOT / "scenes/pipeline/runner.py",
-            ROOT / "scenes/pipeline/jobs.py", ROOT / "scenes/pipeline/holds.py",
+            ROOT / "scenes/pipeline/jobs.py", ROOT / "scenes/pipeline/holds.py", ROOT / "scenes/pipeline/h264.py",
             ROOT / "scenes/pipeline/files.py", *assets]
 
 

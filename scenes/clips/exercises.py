@@ -17,16 +17,12 @@ from scenes.kit.anim import Appear, Vanish
 from scenes.kit.base import ClipScene
 from scenes.kit.inputs import InputError, integer
 from scenes.kit.clip import Clip, Option
+from scenes.kit.page import named
 
 EXERCISES = ("3.1", "3.2", "3.3", "zeros", "shapes", "dim", "diagonal")   # book order
 BOOK_PARAMS = (768, 12)     # 3.3: GPT-2 small, D = 768, H = 12
 BOOK_SHAPES = (12, 3)       # the shapes exercise: D_o = 12, H = 3
 MAX_D, MAX_H, MAX_PAUSE = 4096, 64, 30
-
-
-def named(template: str, slots: dict) -> dict:
-    """The slots a template names: one dict serves a step's caption and narration."""
-    return {k: v for k, v in slots.items() if "{" + k + "}" in template}
 
 
 def rules(raw: dict) -> dict:

@@ -8,16 +8,18 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for plain `manim` runs
 
 import numpy as np
-from manim import DOWN, LEFT, ORIGIN, RIGHT, UP, Create, FadeIn, Mobject, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, VGroup
 
 from scenes.clips import future_check_parts as parts
-from scenes.clips.future_check_parts import SMALL, exact, words
+from scenes.clips.future_check_parts import NARRATION, SMALL, change, exact, panels, slot
 from scenes.compute import future as compute
 from scenes.kit import style
 from scenes.kit.anim import Appear
 from scenes.kit.base import ClipScene
+from scenes.kit.layout import content_width
+from scenes.kit.notes import note
 from scenes.kit.numbers import Shown
-from scenes.kit.layout import content_center, content_height, content_width, fit
+from scenes.kit.page import Area, named
 from scenes.kit.inputs import InputError, integer, number
 from scenes.kit.clip import Clip, Option
 
@@ -61,7 +63,8 @@ class FutureCheck(ClipScene):
             Option("shape", "B,T,D (B 1-2, T 2-8, D 1-12), default 2,6,12"),
             Option("heads", "H, must divide D (default 3, else 2 or 1)"),
             Option("prefix", "positions kept fixed, 1..T-1 (default T-2)"),
-            Option("delta", "perturbation size: x + delta*u on the later positions (non-zero, |delta| <= 100)"),
+            Option("delta", "perturbation size: x + delta*u on the later positions "
+                            "(non-zero, |delta| <= 100)"),
             Option("seed", "seeds the input, the weights, u and the dropout masks (0..2**31-1)"),
             Option("dropout", "p for the dropout step, 0 <= p < 1"),
         ),
@@ -87,50 +90,37 @@ class FutureCheck(ClipScene):
     def future(self) -> Shown:
         return self.book.index("future", self.result.shape[1] - self.result.prefix)
 
-    def slot(self, label: str, value: float) -> Shown:
-        """A change as a slot of a sentence: an exact 0 as 0."""
-        return self.book.fmt(label, value, exact(value))
-
-    def change(self, label: str, value: float, size: float = style.NUMBER_SIZE) -> Mobject:
-        """A change that must be exactly 0 for the check to pass: 0 green, anything else red."""
-        color = style.VALUE if value == 0 else style.MASK
-        return self.book.num(label, value, exact(value), color=color, size=size)
-
-    def place(self, left: Mobject, right: Mobject, split: float = 0.56, top: bool = True) -> None:
-        """The board on the left, a panel on the right, both fitted into the content area."""
-        width, height = content_width(), content_height()
-        fit(left, width * split - 0.3, height, most=1.8)
-        fit(right, width * (1 - split) - 0.3, height, most=1.1)
-        VGroup(left, right).arrange(RIGHT, buff=0.6, aligned_edge=UP if top else ORIGIN).move_to(content_center())
+    def say(self, caption: str, narration: str, **slots: Shown) -> None:
+        """The step's caption and narration, each taking the slots it names."""
+        self.step(caption, **named(caption, slots))
+        self.narrate(narration, **named(narration, slots))
 
     # -- step 1
     def show_inputs(self) -> None:
         r, book = self.result, self.book
-        shape = book.coords("shape", r.shape)
         delta = book.fmt("delta", r.delta, parts.exact_decimals(r.delta))
-        self.step("输入 x 的形状 [B, T, D] = {shape}：\n前 {prefix} 个位置固定，只给后 {future} 个位置加上扰动 δ·u，"
-                  "δ = {delta}。", shape=shape, prefix=self.prefix(), future=self.future(), delta=delta)
         b, t, d = [book.index(f"shape[{k}]", n) for k, n in enumerate(r.shape)]
-        self.narrate(parts.NARRATION["inputs"], b=b, t=t, d=d, prefix=self.prefix(), future=self.future())
+        self.say("输入 x 的形状 [B, T, D] = {shape}：\n前 {prefix} 个位置固定，只给后 {future} 个位置加上扰动 δ·u，"
+                 "δ = {delta}。", NARRATION["inputs"], shape=book.coords("shape", r.shape),
+                 prefix=self.prefix(), future=self.future(), delta=delta, b=b, t=t, d=d)
         limit = float(np.max(np.abs(r.x)))
-        w = parts.cell_width(r.shape[2])
-        rows = [[(parts.strip(r.x[b, t], limit, w), parts.strip(r.x2[b, t], limit, w),
-                  book.num(f"push[{b}][{t}]", r.push[b, t], exact(r.push[b, t]), size=SMALL,
-                           color=style.TEXT if t < r.prefix else style.MASK))
-                 for t in range(r.shape[1])] for b in range(r.shape[0])]
+        rows = parts.strip_rows(r.x, r.x2, lambda b, t: book.num(
+            f"push[{b}][{t}]", r.push[b, t], exact(r.push[b, t]), size=SMALL,
+            color=style.TEXT if t < r.prefix else style.MASK), limit)
         board = parts.Board(book, ("x", "x′", "‖x′ − x‖"), rows, r.prefix)
         low, high = book.num("color.low", -limit, size=SMALL), book.num("color.high", limit, size=SMALL)
-        legend = VGroup(low, parts.strip(np.linspace(-limit, limit, 9), limit, 0.3), high).arrange(RIGHT, buff=0.15)
+        scale = parts.strip(np.linspace(-limit, limit, 9), limit, 0.3)
+        legend = VGroup(low, scale, high).arrange(RIGHT, buff=0.15)
         panel = VGroup(
-            words(book, "δ = {}", delta, color=style.ACCENT, size=style.BODY_SIZE),
-            words(book, "u：标准正态抽样，seed = {}", book.index("seed", r.seed), color=style.TEXT),
-            words(book, "位置 t < {}：x′ = x", self.prefix(), color=style.TEXT),
-            words(book, "位置 t ≥ {}：x′ = x + δ·u", self.prefix(), color=style.MASK),
-            words(book, "每个位置一行，每格一个特征的颜色："),
+            note(book, "δ = {}", delta, color=style.ACCENT, size=style.BODY_SIZE),
+            note(book, "u：标准正态抽样，seed = {}", book.index("seed", r.seed), color=style.TEXT),
+            note(book, "位置 t < {}：x′ = x", self.prefix(), color=style.TEXT),
+            note(book, "位置 t ≥ {}：x′ = x + δ·u", self.prefix(), color=style.MASK),
+            note(book, "每个位置一行，每格一个特征的颜色："),
             legend,
-            words(book, "超出范围的值显示为两端的颜色"),
+            note(book, "超出范围的值显示为两端的颜色"),
         ).arrange(DOWN, buff=0.32, aligned_edge=LEFT)
-        self.place(board, panel)
+        panels(board, panel)
         self.play(Appear(board.submobjects[0]), *[Appear(m) for m in board.submobjects[1:]
                                                   if m not in board.rights], Appear(panel))
         self.play(*[FadeIn(m) for m in board.rights], run_time=0.8)
@@ -139,159 +129,131 @@ class FutureCheck(ClipScene):
     def runs(self, on: bool) -> None:
         r, book = self.result, self.book
         run, name = (r.on, "on") if on else (r.off, "off")
-        worst = self.change(f"{name}.prefix_max", run.prefix_max, style.BODY_SIZE)
+        worst = change(book, f"{name}.prefix_max", run.prefix_max, style.BODY_SIZE)
+        slots = {"heads": book.index("heads", r.heads), "prefix": self.prefix(),
+                 "prefix_max": slot(book, f"{name}.prefix_max", run.prefix_max)}
         if on and run.prefix_max == 0:
-            self.step("两次都经过因果多头注意力（H = {heads}）：\n前 {prefix} 个位置的输出逐项相同，最大前缀差恰为 {prefix_max}。",
-                      heads=book.index("heads", r.heads), prefix=self.prefix(),
-                      prefix_max=self.slot(f"{name}.prefix_max", run.prefix_max))
+            self.say("两次都经过因果多头注意力（H = {heads}）：\n前 {prefix} 个位置的输出逐项相同，"
+                     "最大前缀差恰为 {prefix_max}。", NARRATION["on.same"], **slots)
         elif on:
-            self.step("两次都经过因果多头注意力（H = {heads}）：\n前 {prefix} 个位置的输出变了，最大前缀差为 {prefix_max}，"
-                      "因果限制有漏洞。", heads=book.index("heads", r.heads), prefix=self.prefix(),
-                      prefix_max=self.slot(f"{name}.prefix_max", run.prefix_max))
-        elif run.prefix_max > 0:
-            self.step("关掉掩码再做一次：前 {prefix} 个位置的输出跟着未来一起变，最大变化为 {prefix_max}。",
-                      prefix=self.prefix(), prefix_max=self.slot(f"{name}.prefix_max", run.prefix_max))
+            self.say("两次都经过因果多头注意力（H = {heads}）：\n前 {prefix} 个位置的输出变了，最大前缀差为 {prefix_max}，"
+                     "因果限制有漏洞。", NARRATION["on.leak"], **slots)
         else:
-            self.step("关掉掩码再做一次：这组输入下前 {prefix} 个位置的输出碰巧没变（最大变化 {prefix_max}），看不出掩码的作用。",
-                      prefix=self.prefix(), prefix_max=self.slot(f"{name}.prefix_max", run.prefix_max))
-        worst_slot = self.slot(f"{name}.prefix_max", run.prefix_max)
-        if on:
-            self.narrate(parts.NARRATION["on.same" if run.prefix_max == 0 else "on.leak"],
-                         heads=book.index("heads", r.heads), prefix=self.prefix(), prefix_max=worst_slot)
-        else:
-            self.narrate(parts.NARRATION["off.moved" if run.prefix_max > 0 else "off.same"], worst_slot)
+            caption = ("关掉掩码再做一次：前 {prefix} 个位置的输出跟着未来一起变，最大变化为 {prefix_max}。"
+                       if run.prefix_max > 0 else
+                       "关掉掩码再做一次：这组输入下前 {prefix} 个位置的输出碰巧没变（最大变化 {prefix_max}），"
+                       "看不出掩码的作用。")
+            self.step(caption, **named(caption, slots))
+            self.narrate(NARRATION["off.moved" if run.prefix_max > 0 else "off.same"], slots["prefix_max"])
         self.clear_stage()
-        limit = float(np.max(np.abs(run.y))) or 1.0
-        w = parts.cell_width(r.shape[2])
-        rows = [[(parts.strip(run.y[b, t], limit, w), parts.strip(run.y2[b, t], limit, w),
-                  self.change(f"{name}.change[{b}][{t}]", run.change[b, t], SMALL) if t < r.prefix else
-                  book.num(f"{name}.change[{b}][{t}]", run.change[b, t], exact(run.change[b, t]),
-                           color=style.MUTED, size=SMALL))
-                 for t in range(r.shape[1])] for b in range(r.shape[0])]
+        rows = parts.strip_rows(run.y, run.y2, lambda b, t: (
+            change(book, f"{name}.change[{b}][{t}]", run.change[b, t], SMALL) if t < r.prefix else
+            book.num(f"{name}.change[{b}][{t}]", run.change[b, t], exact(run.change[b, t]), color=style.MUTED,
+                     size=SMALL)), float(np.max(np.abs(run.y))) or 1.0)
         board = parts.Board(book, ("y", "y′", "max |y′ − y|"), rows, r.prefix)
         t = r.prefix - 1
-        title = words(book, "批 {batch} · 位置 {position}：两次的输出", batch=book.index("batch[0]", 0),
-                      position=book.index(f"position[{t}]", t), color=style.TRACK)
+        title = note(book, "批 {batch} · 位置 {position}：两次的输出", batch=book.index("batch[0]", 0),
+                     position=book.index(f"position[{t}]", t), color=style.TRACK)
         zoom = parts.zoom(book, title, ("y", "y′"), (f"{name}.y[0][{t}]", f"{name}.y2[0][{t}]"),
                           run.y[0, t], run.y2[0, t], (style.TEXT, style.TEXT))
         gap = float(run.change[0, t])
-        same_text = all(style.format_number(a) == style.format_number(c) for a, c in zip(run.y[0, t], run.y2[0, t]))
+        same_text = all(style.format_number(a) == style.format_number(c)
+                        for a, c in zip(run.y[0, t], run.y2[0, t]))
         if gap > 0 and same_text:     # the two columns read the same at four decimals, yet differ
-            zoom.add(words(book, "两列在四位小数内相同，实际最大差 {}", self.slot(f"{name}.change[0][{t}]", gap),
-                           color=style.MASK).next_to(zoom, DOWN, buff=0.2))
+            zoom.add(note(book, "两列在四位小数内相同，实际最大差 {}", slot(book, f"{name}.change[0][{t}]", gap),
+                          color=style.MASK).next_to(zoom, DOWN, buff=0.2))
         mode = "因果掩码开 · 前缀最大差" if on else "因果掩码关 · 前缀最大差"
-        summary = VGroup(words(book, mode, color=style.TEXT, size=style.BODY_SIZE), worst)
-        panel = VGroup(zoom, summary.arrange(RIGHT, buff=0.2)).arrange(DOWN, buff=0.35)
-        self.place(board, panel)
+        summary = VGroup(note(book, mode, color=style.TEXT, size=style.BODY_SIZE), worst)
+        panels(board, VGroup(zoom, summary.arrange(RIGHT, buff=0.2)).arrange(DOWN, buff=0.35))
         self.play(Appear(board), Appear(zoom))
         self.play(Appear(summary))
 
     # -- step 4
     def gradients(self) -> None:
         r, book = self.result, self.book
+        slots = {"prefix": self.prefix(), "future": self.future(),
+                 "future_grad": slot(book, "future_grad", r.future_grad),
+                 "future_grad_off": slot(book, "future_grad_off", r.future_grad_off)}
         if r.future_grad == 0:
-            self.step("梯度检查：损失 L 只取前 {prefix} 个位置的输出；它对后 {future} 个位置输入的梯度恰为 {future_grad}。",
-                      prefix=self.prefix(), future=self.future(), future_grad=self.slot("future_grad", r.future_grad))
+            self.say("梯度检查：损失 L 只取前 {prefix} 个位置的输出；它对后 {future} 个位置输入的梯度恰为 {future_grad}。",
+                     NARRATION["grad.zero"], **slots)
         else:
-            self.step("梯度检查：损失 L 只取前 {prefix} 个位置的输出；它对后 {future} 个位置输入的梯度却有 {future_grad}。",
-                      prefix=self.prefix(), future=self.future(), future_grad=self.slot("future_grad", r.future_grad))
-        self.narrate(parts.NARRATION["grad.zero" if r.future_grad == 0 else "grad.leak"], prefix=self.prefix(),
-                     future=self.future(), future_grad=self.slot("future_grad", r.future_grad),
-                     future_grad_off=self.slot("future_grad_off", r.future_grad_off))
+            self.say("梯度检查：损失 L 只取前 {prefix} 个位置的输出；它对后 {future} 个位置输入的梯度却有 {future_grad}。",
+                     NARRATION["grad.leak"], **slots)
         self.clear_stage()
-        loss = words(book, "L = 前 {prefix} 个位置输出的平方和 = {loss}（掩码开）", prefix=self.prefix(),
-                     loss=book.fmt("loss", r.loss), color=style.TEXT, size=style.BODY_SIZE)
-        head = words(book, "L 对每个输入位置的梯度范数 ‖∂L/∂x‖")
-        unit = 1.5 / (float(r.grad.max()) or 1.0)
-        charts = parts.bar_charts(book, r.grad, r.prefix, unit)
-        off = r.future_grad_off
-        note = (words(book, "关掉掩码：未来位置的梯度范数最大为 {}", self.slot("future_grad_off", off),
-                      color=style.MASK) if off > 0 else
-                words(book, "关掉掩码：未来位置的梯度这次也是 {}", self.slot("future_grad_off", off)))
-        board = VGroup(loss, head, charts, note).arrange(DOWN, buff=0.35)
-        fit(board, content_width(), content_height(), most=1.2).move_to(content_center())
+        loss = note(book, "L = 前 {prefix} 个位置输出的平方和 = {loss}（掩码开）", prefix=self.prefix(),
+                    loss=book.fmt("loss", r.loss), color=style.TEXT, size=style.BODY_SIZE)
+        head = note(book, "L 对每个输入位置的梯度范数 ‖∂L/∂x‖")
+        charts = parts.bar_charts(book, r.grad, r.prefix, 1.5 / (float(r.grad.max()) or 1.0))
+        off = slots["future_grad_off"]
+        off_line = (note(book, "关掉掩码：未来位置的梯度范数最大为 {}", off, color=style.MASK)
+                    if r.future_grad_off > 0 else note(book, "关掉掩码：未来位置的梯度这次也是 {}", off))
+        Area(content_width(), most=1.2).place(VGroup(loss, head, charts, off_line).arrange(DOWN, buff=0.35))
         self.play(Appear(loss), Appear(head))
         self.play(*[Create(c[0]) for c in charts], *[Appear(c[2]) for c in charts])
         self.play(*[FadeIn(bar, shift=UP * 0.2) for c in charts for bar in c[1]])
-        self.play(Appear(note))
+        self.play(Appear(off_line))
 
     # -- step 5
     def dropout(self) -> None:
         r, book = self.result, self.book
         p = book.fmt("p", r.p, parts.exact_decimals(r.p))
-        noise = self.change("drop.noise", r.drop_noise)
-        shared = self.change("drop.shared", r.drop_shared)
+        noise, shared = change(book, "drop.noise", r.drop_noise), change(book, "drop.shared", r.drop_shared)
+        slots = {"p": p, "noise": slot(book, "drop.noise", r.drop_noise),
+                 "shared": slot(book, "drop.shared", r.drop_shared)}
         if r.p == 0:
             self.step("dropout 的 p = {}：不丢弃任何项，两次运行本就相同；\np 大于零时，检查要关掉 dropout 或共用一个掩码。", p)
+            self.narrate(NARRATION["dropout.off"], p)
         elif r.drop_noise > 0:
-            self.step("打开 dropout（p = {p}）：不扰动时两次输出也相差 {noise}；\n共用一个掩码（同一 seed）时差为 {shared}。",
-                      p=p, noise=self.slot("drop.noise", r.drop_noise), shared=self.slot("drop.shared", r.drop_shared))
+            self.say("打开 dropout（p = {p}）：不扰动时两次输出也相差 {noise}；\n共用一个掩码（同一 seed）时差为 {shared}。",
+                     NARRATION["dropout.on"], **slots)
         else:
-            self.step("打开 dropout（p = {p}）：这两个掩码在前缀上恰好相同，差为 {noise}；"
-                      "\n一般两次的掩码不同，所以检查时要关掉 dropout 或共用掩码。",
-                      p=p, noise=self.slot("drop.noise", r.drop_noise))
-        if r.p == 0:
-            self.narrate(parts.NARRATION["dropout.off"], p)
-        elif r.drop_noise > 0:
-            self.narrate(parts.NARRATION["dropout.on"], p=p, noise=self.slot("drop.noise", r.drop_noise),
-                         shared=self.slot("drop.shared", r.drop_shared))
-        else:
-            self.narrate(parts.NARRATION["dropout.same"], p=p, noise=self.slot("drop.noise", r.drop_noise))
+            self.say("打开 dropout（p = {p}）：这两个掩码在前缀上恰好相同，差为 {noise}；"
+                     "\n一般两次的掩码不同，所以检查时要关掉 dropout 或共用掩码。", NARRATION["dropout.same"], **slots)
         self.clear_stage()
-        t = r.shape[1]
-        visible = book.index("visible", t * (t + 1) // 2)
-        pics = VGroup()
-        for k, name in enumerate(("第一次的掩码", "第二次的掩码")):
-            pic = parts.picture(parts.mask_colors(r.keep[k, 0, 0]), cell=min(0.6, 2.6 / t))
-            count = words(book, "丢弃 {dropped} / {visible} 个可见权重",
-                          dropped=book.index(f"dropped[{k}]", r.dropped[k]), visible=visible)
-            pics.add(VGroup(words(book, name, color=style.TEXT), pic, count).arrange(DOWN, buff=0.2))
-        pics.arrange(RIGHT, buff=0.5)
-        legend = words(book, "批 {batch} · 头 {head}：绿 保留，红 丢弃，灰 未来（本就遮住）",
-                       batch=book.index("batch[0]", 0), head=book.index("head[0]", 0))
-        left = VGroup(pics, legend).arrange(DOWN, buff=0.3)
-        rows = [[words(book, "训练模式，两次运行"), words(book, "前缀最大差")],
-                [words(book, "两个掩码 · 不扰动", color=style.TEXT), noise],
-                [words(book, "两个掩码 · 扰动未来", color=style.TEXT), self.change("drop.both", r.drop_both)],
-                [words(book, "同一掩码（同一 seed）· 扰动未来", color=style.TEXT), shared],
-                [words(book, "评估模式（关闭 dropout）· 扰动未来", color=style.TEXT),
-                 self.change("on.prefix_max", r.eval_check)]]
-        head = words(book, "dropout p = {}，作用在 softmax 之后的权重上", p, color=style.ACCENT, size=style.BODY_SIZE)
+        rows = [[note(book, "训练模式，两次运行"), note(book, "前缀最大差")],
+                [note(book, "两个掩码 · 不扰动", color=style.TEXT), noise],
+                [note(book, "两个掩码 · 扰动未来", color=style.TEXT), change(book, "drop.both", r.drop_both)],
+                [note(book, "同一掩码（同一 seed）· 扰动未来", color=style.TEXT), shared],
+                [note(book, "评估模式（关闭 dropout）· 扰动未来", color=style.TEXT),
+                 change(book, "on.prefix_max", r.eval_check)]]
+        head = note(book, "dropout p = {}，作用在 softmax 之后的权重上", p, color=style.ACCENT, size=style.BODY_SIZE)
+        left = parts.mask_pictures(book, r)
         right = VGroup(head, parts.table(rows)).arrange(DOWN, buff=0.4, aligned_edge=LEFT)
-        self.place(left, right, split=0.42, top=False)
+        panels(left, right, split=0.42, top=False)
         self.play(Appear(left))
         self.play(Appear(right))
 
     # -- step 6
     def behaviour(self) -> None:
         r, book = self.result, self.book
-        bug = self.change("bug.prefix_max", r.bug.prefix_max)
+        bug = change(book, "bug.prefix_max", r.bug.prefix_max)
+        worst = slot(book, "bug.prefix_max", r.bug.prefix_max)
         if r.bug.prefix_max > 0:
-            self.step("只看权重是否呈三角形不够：错误合并的权重同样是三角形，改未来后前缀输出却变了 {}。检查的是行为，不是图。",
-                      self.slot("bug.prefix_max", r.bug.prefix_max))
+            self.step("只看权重是否呈三角形不够：错误合并的权重同样是三角形，改未来后前缀输出却变了 {}。"
+                      "检查的是行为，不是图。", worst)
         elif r.heads == 1:
             self.step("只有一个头时，错误合并与正确合并相同，前缀差也是 {}；\n但权重图挡不住别处的泄漏：检查的是行为，不是图。",
-                      self.slot("bug.prefix_max", r.bug.prefix_max))
+                      worst)
         else:
-            self.step("错误合并这一次没有改变前缀输出（差 {}）；权重图本身说明不了行为：检查的是行为，不是图。", self.slot("bug.prefix_max", r.bug.prefix_max))
+            self.step("错误合并这一次没有改变前缀输出（差 {}）；权重图本身说明不了行为：检查的是行为，不是图。", worst)
         case = "leak" if r.bug.prefix_max > 0 else "one" if r.heads == 1 else "same"
-        self.narrate(parts.NARRATION["behaviour." + case],
-                     self.slot("bug.prefix_max", r.bug.prefix_max))
+        self.narrate(NARRATION["behaviour." + case], worst)
         self.clear_stage()
         pic = parts.picture(parts.weight_colors(r.weights), cell=min(0.9, 2.8 / r.shape[1]))
-        gap = self.slot("bug.weights_gap", r.bug_weights_gap)
-        left = VGroup(words(book, "批 {batch} · 头 {head} 的注意力权重", batch=book.index("batch[0]", 0),
-                            head=book.index("head[0]", 0), color=style.TEXT),
-                      pic, words(book, "空格：未来位置，权重最大为 {}", self.slot("future_weight", r.future_weight)),
-                      words(book, "错误合并的权重与它的最大差 {}", gap)).arrange(DOWN, buff=0.25)
-        rows = [[words(book, "实现"), words(book, "改未来后的前缀最大差")],
-                [words(book, "正确合并：先转置回来再 reshape", color=style.TEXT), self.change("on.prefix_max", r.on.prefix_max)],
-                [words(book, "错误合并：直接 reshape", color=style.TEXT), bug]]
+        left = VGroup(note(book, "批 {batch} · 头 {head} 的注意力权重", batch=book.index("batch[0]", 0),
+                           head=book.index("head[0]", 0), color=style.TEXT),
+                      pic, note(book, "空格：未来位置，权重最大为 {}", slot(book, "future_weight", r.future_weight)),
+                      note(book, "错误合并的权重与它的最大差 {}", slot(book, "bug.weights_gap", r.bug_weights_gap))
+                      ).arrange(DOWN, buff=0.25)
+        rows = [[note(book, "实现"), note(book, "改未来后的前缀最大差")],
+                [note(book, "正确合并：先转置回来再 reshape", color=style.TEXT),
+                 change(book, "on.prefix_max", r.on.prefix_max)],
+                [note(book, "错误合并：直接 reshape", color=style.TEXT), bug]]
         verdict = ("权重图相同，行为不同：改未来输入直接检验因果性" if r.bug.prefix_max > 0 else
                    "只有一个头：两种合并本就相同，都通过" if r.heads == 1 else
                    "两种实现这一次都通过了：检验的是行为本身")
-        right = VGroup(parts.table(rows), words(book, verdict, color=style.ACCENT, size=style.BODY_SIZE)) \
-            .arrange(DOWN, buff=0.5, aligned_edge=LEFT)
-        self.place(left, right, split=0.4, top=False)
+        right = VGroup(parts.table(rows), note(book, verdict, color=style.ACCENT, size=style.BODY_SIZE))
+        panels(left, right.arrange(DOWN, buff=0.5, aligned_edge=LEFT), split=0.4, top=False)
         self.play(Appear(left))
         self.play(Appear(right))

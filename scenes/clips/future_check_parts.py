@@ -8,11 +8,16 @@ Every number goes through the NumberBook.
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, DashedLine, Line, ManimColor, Mobject, Rectangle, VGroup,
+from manim import (DOWN, LEFT, ORIGIN, RIGHT, UP, DashedLine, Line, ManimColor, Mobject, Rectangle, VGroup,
                    interpolate_color)
 
 from scenes.kit import style
+from scenes.kit.blocks import share
+from scenes.kit.columns import Table
+from scenes.kit.layout import content_width
+from scenes.kit.notes import note
 from scenes.kit.numbers import NumberBook, Shown
+from scenes.kit.page import Area
 
 ROW_H = 0.36          # one position's row
 CELL_H = 0.28         # a strip cell's height
@@ -50,9 +55,26 @@ def cell_width(d: int) -> float:
     return min(0.26, STRIP_W / d)
 
 
-def words(book: NumberBook, template: str, *slots: Shown, color: str = style.MUTED, size: float = SMALL,
-          **named: Shown) -> Mobject:
-    return book.text(template, *slots, color=color, size=size, **named)
+def strip_rows(x: np.ndarray, x2: np.ndarray, number, limit: float) -> list:
+    """rows[b][t] = (x's strip, x2's strip, number(b, t)) for a Board, on one colour scale."""
+    w = cell_width(x.shape[2])
+    return [[(strip(x[b, t], limit, w), strip(x2[b, t], limit, w), number(b, t)) for t in range(x.shape[1])]
+            for b in range(x.shape[0])]
+
+
+def slot(book: NumberBook, label: str, value: float) -> Shown:
+    """A change as a slot of a sentence: an exact 0 as 0."""
+    return book.fmt(label, value, exact(value))
+
+
+def change(book: NumberBook, label: str, value: float, size: float = style.NUMBER_SIZE) -> Mobject:
+    """A change that must be exactly 0 for the check to pass: 0 green, anything else red."""
+    return book.num(label, value, exact(value), color=style.VALUE if value == 0 else style.MASK, size=size)
+
+
+def panels(left: Mobject, right: Mobject, split: float = 0.56, top: bool = True) -> VGroup:
+    """The board on the left, a panel on the right, both fitted into the content area."""
+    return share(left, right, Area(content_width()), split, (1.8, 1.1), edge=UP if top else ORIGIN)
 
 
 class Board(VGroup):
@@ -63,7 +85,7 @@ class Board(VGroup):
     def __init__(self, book: NumberBook, columns: tuple[str, str, str], rows: list, prefix: int) -> None:
         super().__init__()
         t_count = len(rows[0])
-        head = VGroup(words(book, "t"), *[words(book, c) for c in columns])
+        head = VGroup(note(book, "t"), *[note(book, c) for c in columns])
         strip_w = max(max(r[0].width for block in rows for r in block), head[1].width, head[2].width)
         num_w = max(max(r[2].width for block in rows for r in block), head[3].width)
         xs = [0.0, 0.45, 0.45 + strip_w + COL_GAP, 0.45 + 2 * (strip_w + COL_GAP)]
@@ -74,7 +96,7 @@ class Board(VGroup):
         self.numbers, self.lefts, self.rights = [], [], []
         for b, block in enumerate(rows):
             y -= ROW_H * 1.15
-            tag = words(book, "批 {}", book.index(f"batch[{b}]", b), color=style.TEXT)
+            tag = note(book, "批 {}", book.index(f"batch[{b}]", b), color=style.TEXT)
             self.add(tag.move_to([xs[1], y, 0], aligned_edge=LEFT))
             for t, (left, right, number) in enumerate(block):
                 y -= ROW_H
@@ -97,21 +119,15 @@ class Board(VGroup):
 def zoom(book: NumberBook, title: Mobject, heads: tuple[str, str], names: tuple[str, str], a: np.ndarray,
          b: np.ndarray, colors: tuple[str, str]) -> VGroup:
     """One position's D features from two runs, side by side: c | a[c] | b[c]."""
-    rows = [[words(book, "c"), words(book, heads[0]), words(book, heads[1])]]
+    rows = [[note(book, "c"), note(book, heads[0]), note(book, heads[1])]]
     for c in range(len(a)):
-        rows.append([book.text("{}", book.index(f"feature[{c}]", c), color=style.MUTED, size=SMALL),
+        rows.append([note(book, "{}", book.index(f"feature[{c}]", c)),
                      book.num(f"{names[0]}[{c}]", a[c], 4, color=colors[0], size=SMALL),
                      book.num(f"{names[1]}[{c}]", b[c], 4, color=colors[1], size=SMALL)])
-    widths = [max(r[k].width for r in rows) for k in range(3)]
-    table = VGroup()
-    for i, row in enumerate(rows):
-        x = 0.0
-        for k, mob in enumerate(row):
-            mob.move_to([x + widths[k], -i * ROW_H * 0.95, 0], aligned_edge=RIGHT)
-            x += widths[k] + 0.4
-            table.add(mob)
+    table = Table(rows, aligns=(RIGHT,) * 3, gap=0.4, row_h=ROW_H * 0.95)
     y = rows[0][0].get_y() - ROW_H * 0.95 / 2
-    rule = Line([table.get_left()[0], y, 0], [table.get_right()[0], y, 0], color=style.GRID_LINE, stroke_width=2)
+    rule = Line([table.get_left()[0], y, 0], [table.get_right()[0], y, 0], color=style.GRID_LINE,
+                stroke_width=2)
     return VGroup(title, VGroup(table, rule)).arrange(DOWN, buff=0.25)
 
 
@@ -134,9 +150,24 @@ def bar_charts(book: NumberBook, grads: np.ndarray, prefix: int, unit: float) ->
                             color=style.TEXT if t < prefix else style.MASK)
             group.add(VGroup(bar, num, pos.next_to([t * pitch, 0, 0], DOWN, buff=0.12)))
         base = Line([-0.45, 0, 0], [(len(row) - 1) * pitch + 0.45, 0, 0], color=style.GRID_LINE)
-        tag = words(book, "批 {}", book.index(f"batch[{b}]", b), color=style.TEXT)
+        tag = note(book, "批 {}", book.index(f"batch[{b}]", b), color=style.TEXT)
         charts.add(VGroup(base, group, tag.next_to(base, LEFT, buff=0.35)))
     return charts.arrange(DOWN, buff=0.55, aligned_edge=RIGHT)
+
+
+def mask_pictures(book: NumberBook, r) -> VGroup:
+    """The two runs' dropout masks of batch 0, head 0, each with how many visible weights it drops."""
+    t = r.shape[1]
+    visible = book.index("visible", t * (t + 1) // 2)
+    pics = VGroup()
+    for k, name in enumerate(("第一次的掩码", "第二次的掩码")):
+        pic = picture(mask_colors(r.keep[k, 0, 0]), cell=min(0.6, 2.6 / t))
+        count = note(book, "丢弃 {dropped} / {visible} 个可见权重",
+                     dropped=book.index(f"dropped[{k}]", r.dropped[k]), visible=visible)
+        pics.add(VGroup(note(book, name, color=style.TEXT), pic, count).arrange(DOWN, buff=0.2))
+    legend = note(book, "批 {batch} · 头 {head}：绿 保留，红 丢弃，灰 未来（本就遮住）",
+                  batch=book.index("batch[0]", 0), head=book.index("head[0]", 0))
+    return VGroup(pics.arrange(RIGHT, buff=0.5), legend).arrange(DOWN, buff=0.3)
 
 
 def picture(colors: list, cell: float = 0.36) -> VGroup:
@@ -160,22 +191,13 @@ def mask_colors(keep: np.ndarray) -> list:
 def weight_colors(weights: np.ndarray) -> list:
     """Visible weights on the heat scale; the masked future left empty (the triangle)."""
     low, high = ManimColor(style.HEAT_LOW), ManimColor(style.HEAT_HIGH)
-    return [[None if j > i else interpolate_color(low, high, float(np.clip(w, 0, 1))) for j, w in enumerate(row)]
-            for i, row in enumerate(weights)]
+    return [[None if j > i else interpolate_color(low, high, float(np.clip(w, 0, 1)))
+             for j, w in enumerate(row)] for i, row in enumerate(weights)]
 
 
-def table(rows: list, gap: float = 0.45, row_h: float = 0.62) -> VGroup:
-    """Rows of mobjects in aligned columns (left-aligned words, right-aligned numbers)."""
-    widths = [max(r[k].width for r in rows) for k in range(len(rows[0]))]
-    group = VGroup()
-    for i, row in enumerate(rows):
-        x = 0.0
-        for k, mob in enumerate(row):
-            edge = LEFT if k == 0 else RIGHT
-            mob.move_to([x + (0 if k == 0 else widths[k]), -i * row_h, 0], aligned_edge=edge)
-            x += widths[k] + gap
-            group.add(mob)
-    return group
+def table(rows: list) -> Table:
+    """Words and the changes they name: left-aligned words, right-aligned numbers."""
+    return Table(rows, aligns=(LEFT, RIGHT), gap=0.45, row_h=0.62)
 
 
 # What the lecturer says in each step (the caption is its one-line summary); its slots ({prefix},

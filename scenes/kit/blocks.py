@@ -156,3 +156,13 @@ def text_grid(book: NumberBook, name: str, texts, values, **options) -> MatrixGr
     each recorded in its cell as name[i][j]; `values` give the cells their heat and marks
     (options: MatrixGrid's)."""
     return MatrixGrid(_TextBook(book, texts), name, values, **options)
+
+
+def share(left: Mobject, right: Mobject, area: "Area", split: float = 0.5, most: tuple = (1.0, 1.0),
+          gap: float = 0.6, edge=UP) -> VGroup:
+    """Two blocks beside each other in the area: the first scaled into `split` of its width, the
+    second into the rest (neither grown past its `most`), their `edge`s aligned, centred there."""
+    from scenes.kit.page import Area          # (this module imports page's names at the top too)
+    for mob, part, top in ((left, split, most[0]), (right, 1 - split, most[1])):
+        mob.scale(Area(area.width * part - gap / 2, height=area.tall(), most=top).room(mob))
+    return VGroup(left, right).arrange(RIGHT, buff=gap, aligned_edge=edge).move_to(area.center())

@@ -199,3 +199,9 @@ def speak(scene: Any, sentences: Sequence[str], **slots: Shown) -> None:
         scene.narrate(sentence, **{name: slots[name] for name in names})
         unused -= names
     assert not unused, f"slots no sentence holds: {sorted(unused)}"
+
+
+def named(template: str, slots: dict) -> dict:
+    """The slots a template names ({p}, {d_in}): one dict can serve a step's caption, its
+    narration and its lines, each template taking only its own."""
+    return {k: v for k, v in slots.items() if "{" + k + "}" in template}

@@ -1,9 +1,5 @@
 """4.6 dropout 并不保持每行权重和恰好为 1: one mask at a time, every mask, sampling, eval mode."""
 import re
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for plain `manim` runs
 
 import numpy as np
 from manim import DOWN, RIGHT, UP, Create, FadeIn, Line, ReplacementTransform, Transform, VGroup

@@ -2,10 +2,6 @@
 computed and drawn: 3.1 weights aligned by transposing, 3.2 the wrapper's width, 3.3 the
 parameters of one attention module, and four supplementary exercises on masks and shapes."""
 import re
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for plain `manim` runs
 
 from manim import LaggedStart
 

@@ -2,10 +2,6 @@
 without the mask they move; the early loss has zero gradient on the future inputs; dropout
 must be off or share one mask; the check tests behaviour, not the triangle picture."""
 import re
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for plain `manim` runs
 
 import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, VGroup

@@ -1,20 +1,16 @@
 """4.8 配套实现怎样对照每一行: the companion code's attention, one line at a time with the
 shape it makes; the two meanings of d_out; the check against PyTorch's SDPA."""
 import re
-import sys
-from pathlib import Path
 from types import SimpleNamespace
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for plain `manim` runs
-
-from scenes.clips import implementation_parts as parts  # noqa: E402
-from scenes.clips.implementation_parts import digits  # noqa: E402
-from scenes.compute import implementation as compute  # noqa: E402
-from scenes.kit.anim import Appear  # noqa: E402
-from scenes.kit.base import ClipScene  # noqa: E402
-from scenes.kit.numbers import Shown  # noqa: E402
-from scenes.kit.inputs import InputError, integer  # noqa: E402
-from scenes.kit.clip import Clip, Option  # noqa: E402
+from scenes.clips import implementation_parts as parts
+from scenes.clips.implementation_parts import digits
+from scenes.compute import implementation as compute
+from scenes.kit.anim import Appear
+from scenes.kit.base import ClipScene
+from scenes.kit.numbers import Shown
+from scenes.kit.inputs import InputError, integer
+from scenes.kit.clip import Clip, Option
 
 LIMITS = {"B": 4, "T": 8, "D": 64}   # the running example stays legible up to these
 MAX_HEADS = 8

@@ -69,15 +69,17 @@ def wrapper(book: NumberBook, r: Any) -> list:
         for j, e in enumerate(row):
             e.set_color(HEAD_COLORS[(j // r.d_out) % 4])
     link = arrow(book, "torch.cat(dim={}) →", book.index("wrap.cat_dim", -1))
-    flow = VGroup(*grids, link, tagged(cat, note(book, "{}", book.coords("wrap.concat_shape", r.concat.shape))))
+    cat_shape = note(book, "{}", book.coords("wrap.concat_shape", r.concat.shape))
+    flow = VGroup(*grids, link, tagged(cat, cat_shape))
     flow.arrange(RIGHT, buff=0.6, aligned_edge=UP)
     link.match_y(cat.box_group)
     book_d_out = book.index("wrap.book_d_out", r.book_d_out)
-    sums = VGroup(book.text("拼接宽度 = num_heads × d_out = {heads} × {d_out} = {width}", heads=heads, d_out=d_out,
-                            width=width, color=style.ACCENT),
+    sums = VGroup(book.text("拼接宽度 = num_heads × d_out = {heads} × {d_out} = {width}", heads=heads,
+                            d_out=d_out, width=width, color=style.ACCENT),
                   note(book, "原来每头 d_out = {book_d_out}：拼接宽度 {heads} × {book_d_out} = {book_width}",
-                       book_d_out=book_d_out, heads=heads, book_width=book.index("wrap.book_width", r.book_width))
-                  ).arrange(DOWN, aligned_edge=LEFT, buff=0.2)
+                       book_d_out=book_d_out, heads=heads,
+                       book_width=book.index("wrap.book_width", r.book_width)))
+    sums.arrange(DOWN, aligned_edge=LEFT, buff=0.2)
     place(VGroup(call, flow, sums).arrange(DOWN, buff=0.5), most=1.2)
     return [call, flow, sums]
 
@@ -88,14 +90,17 @@ def param_rows(book: NumberBook, r: Any) -> list:
     square = book.coords("params.square", (r.d_model, r.d_model))
     linear = code(book, "nn.Linear(D, D, bias=False)", color=style.MUTED)
     rows = [[code(book, n, color=style.QUERY), linear.copy() if k else linear, note(book, "{}", square),
-             big_number(book, f"params.w_{n[2:]}", r.weight)] for k, n in enumerate(("W_query", "W_key", "W_value"))]
+             big_number(book, f"params.w_{n[2:]}", r.weight)]
+            for k, n in enumerate(("W_query", "W_key", "W_value"))]
     total = book.math(r"@D^{@}+D", book.index("params.coefficient", r.coefficient),
                       book.index("params.power", r.power), color=style.TRACK, size=style.TITLE_SIZE)
     rows += [[book.text("小计", color=style.ACCENT),
-              code(book, "{} × D × D", book.index("params.projections", r.projections), color=style.ACCENT), None,
+              code(book, "{} × D × D", book.index("params.projections", r.projections), color=style.ACCENT),
+              None,
               big_number(book, "params.qkv", r.qkv, color=style.ACCENT)],
-             [code(book, "out_proj.weight", color=style.KEY), code(book, "nn.Linear(D, D)", color=style.MUTED),
-              note(book, "{}", square), big_number(book, "params.out_weight", r.out_weight)],
+             [code(book, "out_proj.weight", color=style.KEY),
+              code(book, "nn.Linear(D, D)", color=style.MUTED), note(book, "{}", square),
+              big_number(book, "params.out_weight", r.out_weight)],
              [code(book, "out_proj.bias", color=style.KEY), None,
               note(book, "{}", book.coords("params.bias_shape", (r.d_model,))),
               big_number(book, "params.out_bias", r.out_bias)],
@@ -128,7 +133,8 @@ def shape_chain(book: NumberBook, r: Any) -> list:
         rows.append([line, note(book, axes), shape, book.text(answer, color=color) if answer else None])
     table = Table(rows, aligns=(LEFT,) * 4, gap=0.6, row_h=0.62)
     sizes = book.text("每头 d = D_o / H = {d_model} / {heads} = {head_dim}",
-                      d_model=book.index("shapes.d_model", r.d_model), heads=book.index("shapes.heads", r.heads),
+                      d_model=book.index("shapes.d_model", r.d_model),
+                      heads=book.index("shapes.heads", r.heads),
                       head_dim=book.index("shapes.head_dim", r.head_dim), color=style.ACCENT)
     place(VGroup(sizes, table).arrange(DOWN, buff=0.45, aligned_edge=LEFT), most=1.15)
     return [sizes, *table.rows()]
@@ -153,7 +159,8 @@ def dim_right(book: NumberBook, r: Any, right: Shown) -> list:
                   **queries(book, len(r.scores)))
     link = arrow(book, "softmax(dim={}) →", right)
     weights = grid(book, "dim.right", r.right, 4, book.compose("dim={}", right), heat="weights")
-    return in_a_row(scores, link, weights, row_sums(book, "dim.right_rows", r.right_rows), link=link, to=scores)
+    sums = row_sums(book, "dim.right_rows", r.right_rows)
+    return in_a_row(scores, link, weights, sums, link=link, to=scores)
 
 
 def dim_wrong(book: NumberBook, r: Any, right: Shown, wrong: Shown) -> list:
@@ -165,7 +172,8 @@ def dim_wrong(book: NumberBook, r: Any, right: Shown, wrong: Shown) -> list:
     cols = grid(book, [[f"dim.wrong_cols[{j}]" for j in range(len(r.wrong_cols))]], [r.wrong_cols], 4,
                 cell_w=bad.cell_w, row_labels=["列和"], row_color=style.VALUE)
     cols.entry_group.set_color(style.VALUE)
-    left = VGroup(good, row_sums(book, "dim.right_rows", r.right_rows)).arrange(RIGHT, buff=0.2, aligned_edge=UP)
+    left = VGroup(good, row_sums(book, "dim.right_rows", r.right_rows))
+    left.arrange(RIGHT, buff=0.2, aligned_edge=UP)
     right = VGroup(bad, row_sums(book, "dim.wrong_rows", r.wrong_rows, colors)).arrange(RIGHT, buff=0.2,
                                                                                       aligned_edge=UP)
     cols.next_to(bad.box_group, DOWN, buff=0.2).align_to(bad.box_group, LEFT)

@@ -75,7 +75,8 @@ def grid(book: NumberBook, name: Any, values: Any, decimals: int, header: str | 
     """The kit's grid, entries recorded as name[i][j], −∞ / NaN / hidden zeros (hidden=) marked.
     header: words (the grid's own header), or a line of code drawn above it the same way."""
     words = header if isinstance(header, str) else None
-    g = MatrixGrid(book, name, values, decimals, marks=True, header=words, header_color=header_color, **options)
+    g = MatrixGrid(book, name, values, decimals, marks=True, header=words, header_color=header_color,
+                   **options)
     if header is not None and words is None:
         g.header = header.next_to(VGroup(g.box_group, g.col_labels), UP, buff=0.15)
         g.add(header)
@@ -109,12 +110,15 @@ def queries(book: NumberBook, n: int) -> dict:
 def fraction_text(book: NumberBook, name: str, i: int, j: int, num: int, den: int) -> Shown:
     """'1/3' ('1' or '0' when the denominator is 1), numerator and denominator recorded."""
     top = book.index(f"{name}.num[{i}][{j}]", num)
-    return top if den == 1 else book.compose("{num}/{den}", num=top, den=book.index(f"{name}.den[{i}][{j}]", den))
+    if den == 1:
+        return top
+    return book.compose("{num}/{den}", num=top, den=book.index(f"{name}.den[{i}][{j}]", den))
 
 
 def fraction_grid(book: NumberBook, name: str, fractions: Sequence, hidden: Any, header: str) -> MatrixGrid:
     """Weights as fractions ('1/3', or '1' and '0' where exact) on the weights' heat scale."""
-    texts = [[fraction_text(book, name, i, j, *f) for j, f in enumerate(row)] for i, row in enumerate(fractions)]
+    texts = [[fraction_text(book, name, i, j, *f) for j, f in enumerate(row)]
+             for i, row in enumerate(fractions)]
     values = [[n / d for n, d in row] for row in fractions]
     return text_grid(book, f"{name}.frac", texts, values, hidden=hidden, heat="weights", header=header,
                      header_color=style.MUTED)

@@ -25,10 +25,11 @@ class Table(VGroup):
                  row_h: float = 0.5, widths: Sequence[float] | None = None) -> None:
         super().__init__()
         n_cols = max(len(r) for r in rows)
-        widths = list(widths or [max((r[k].width for r in rows if k < len(r) and r[k] is not None), default=0.0)
-                                 for k in range(n_cols)])
+        widths = list(widths or [max((r[k].width for r in rows if k < len(r) and r[k] is not None),
+                                     default=0.0) for k in range(n_cols)])
         lefts = [sum(widths[:k]) + gap * k for k in range(n_cols)]
-        self.widths, self.col_gap, self.row_h, self.n_rows, self.n_cols = widths, gap, row_h, len(rows), n_cols
+        self.widths, self.col_gap, self.row_h = widths, gap, row_h
+        self.n_rows, self.n_cols = len(rows), n_cols
         self.anchors = [[VectorizedPoint([lefts[c] + widths[c] / 2, -i * row_h, 0]) for c in range(n_cols)]
                         for i in range(len(rows))]
         self.ruler = Line(ORIGIN, RIGHT).set_opacity(0)      # its length tracks the table's scale

@@ -7,6 +7,7 @@ contract test (tests/test_contract.py) checks every frame and every number again
 """
 import math
 import random
+import re
 
 import numpy as np
 import pytest
@@ -15,6 +16,11 @@ import torch.nn.functional as F
 
 from conftest import assert_refused, assert_video_with_captions, build, cli, inputs_for, manifest
 from contract import layout_problems, oracle_problems
+from derivations import derivation_problems, moment_problems, watched
+from scenes.clips.causal_mask_five import FiveSteps
+from scenes.kit.derive import Band
+from scenes.kit.expressions import Term
+from test_contract import generated
 
 CLIP = "causal-mask"
 NOISE = 1e-12      # a sum of products this small next to its terms is rounding: any shown value that small agrees
@@ -375,6 +381,106 @@ def axis_names(inputs):
     names["cache_allowed"] = {"row": {r: str(view + r) for r in range(n_q)},
                               "col": {j: str(j) for j in range(view + n_q)}}
     return names
+
+
+# ---------------------------------------------------------------- step 1 made in front of the viewer
+def deps_of(inputs):
+    """What each label of the five steps is made from, by the chapter's index rules (the future
+    from torch.triu): a score from its query's and key's rows, the scaled score from the score,
+    a visible masked entry from its scaled score (a hidden one is the constant −∞), a weight
+    from the row's visible masked entries (none when it is the only one), an output entry from
+    the visible weights and the values' column."""
+    i = inputs
+    n_q, n_k, width = len(i["q"]), len(i["k"]), len(i["q"][0])
+    hidden = (hidden_mask(n_q, n_k, i["diagonal"], i["cached"]) if i["causal"]
+              else torch.zeros(n_q, n_k, dtype=torch.bool))
+
+    def deps(label):
+        name = label.split("[", 1)[0]
+        a, b = (int(n) for n in re.findall(r"\[(\d+)\]", label))
+        seen = [j for j in range(n_k) if not hidden[a, j]]
+        if name == "scores":
+            return {f"q[{a}][{r}]" for r in range(width)} | {f"k[{b}][{r}]" for r in range(width)}
+        if name == "scaled":
+            return {f"scores[{a}][{b}]"}
+        if name == "masked":
+            return set() if hidden[a, b] else {f"scaled[{a}][{b}]"}
+        if name == "weights":
+            return set() if hidden[a, b] or len(seen) == 1 else {f"masked[{a}][{j}]" for j in seen}
+        return {f"weights[{a}][{j}]" for j in seen} | {f"v[{j}][{b}]" for j in seen}
+    return deps
+
+
+def derived(inputs, lang="zh"):
+    """The build with its moments, and every problem of its derivations (sources, mid-motion contract)."""
+    built, moments = watched(CLIP, inputs, lang)
+    m, deps = built.manifest(), deps_of(inputs)
+    problems = derivation_problems(m, deps)
+    problems += moment_problems(m, moments, oracle(inputs), axis_names(inputs), marks(inputs), deps)
+    return built, moments, problems + layout_problems(m) + oracle_problems(m["numbers"], oracle(inputs))
+
+
+def test_the_lab_default_makes_each_column_from_its_sources():
+    built, moments, problems = derived(inputs_for(CLIP))
+    assert problems == []
+    made = {r["label"]: r["derivation"] for r in built.manifest()["numbers"] if "derivation" in r}
+    assert made["scores[1][0]"]["expression"] == "0.0000 · 1 + 1.0000 · 0 = 0.0000"    # k0: the first seen
+    assert made["scaled[1][0]"]["expression"] == "0.0000 / 1.4142 = 0.0000"
+    assert made["weights[1][0]"]["expression"] == "exp(0.0000) / (exp(0.0000) + exp(0.7071)) = 0.3302"
+    assert made["output[1][0]"]["expression"] == "0.3302 · 1 + 0.6698 · 0 = 0.3302"
+    assert made["masked[1][2]"]["motion"] == "drop" and made["masked[1][1]"]["shows"] == ["scaled[1][1]"]
+    assert [m["label"] for m in moments] == ["scores[1][0]", "scaled[1][0]", "weights[1][0]", "output[1][0]"]
+    assert all(d["where"] == "page" for d in made.values() if "where" in d)
+    assert "k0 为例" in built.scene.narration[1] and "权重是 0.3302" in built.scene.narration[1]
+
+
+def test_a_row_with_no_visible_key_says_why_it_is_nan():
+    built, _, problems = derived(inputs_for(CLIP, "diagonal-0", track=0))
+    assert problems == []
+    made = {r["label"]: r["derivation"] for r in built.manifest()["numbers"] if "derivation" in r}
+    assert made["weights[0][0]"]["expression"] == "整行都是 −∞，softmax 得到 NaN"
+    assert made["output[0][0]"]["expression"] == "没有可见的键，输出为 NaN" and made["output[0][0]"]["shows"] == []
+    assert all(made[f"masked[0][{j}]"]["motion"] == "drop" for j in range(3))
+
+
+CASES = [("preset", p) for p in ("two-keys", "zero-scores", "no-mask", "cache-3", "journey-causal-mask")] + \
+        [("seed", s) for s in range(8)]
+
+
+@pytest.mark.parametrize("kind, case", CASES, ids=[str(c) for _, c in CASES])
+def test_derivations_show_their_sources_and_keep_the_contract_mid_motion(kind, case):
+    if kind == "preset":
+        inputs, lang = inputs_for(CLIP, case), "zh"
+    else:
+        inputs, lang = generated(CLIP, 100 + case)[1], "en" if case % 2 else "zh"
+    built, moments, problems = derived(inputs, lang)
+    assert problems == [], "\n".join(problems[:20])
+    shown = [r for r in built.manifest()["numbers"] if "where" in r.get("derivation", {})]
+    assert len(moments) == len(shown)
+
+
+def test_planted_wrong_source_is_caught(monkeypatch):
+    """The dot product takes the next key's row (k[j+1] for k[j]): right numbers, the wrong source."""
+    term = FiveSteps.term
+    monkeypatch.setattr(FiveSteps, "term", lambda self, name, g, row, col, values, d: term(
+        self, name, g, (row + 1) % len(values) if name == "k" else row, col, values, d))
+    _, _, problems = derived(inputs_for(CLIP))
+    assert any("shows ['k[1][0]', 'k[1][1]'], which it is not made from" in p for p in problems), problems
+
+
+def test_planted_wrong_value_is_caught(monkeypatch):
+    """The dot product shows k[0]'s labels with k[1]'s numbers: the oracle names them."""
+    monkeypatch.setattr(FiveSteps, "term", lambda self, name, g, row, col, values, d: Term(
+        f"{name}[{row}][{col}]", float(values[(row + 1) % len(values)][col]), d))
+    _, _, problems = derived(inputs_for(CLIP))
+    assert "k[0][0] shows '0', the oracle says 1.0" in problems, problems
+
+
+def test_planted_expression_without_room_is_caught(monkeypatch):
+    """A band that the page never laid out (it stays where it was made): the expression lands on the table."""
+    monkeypatch.setattr(FiveSteps, "band", lambda self, made, groups, way, page: Band(made))
+    _, _, problems = derived(inputs_for(CLIP))
+    assert any(p.startswith("mid-motion") and "overlaps" in p for p in problems), problems
 
 
 # This clip's contract cases: every preset and generated inputs at the limits (tests/test_contract.py).

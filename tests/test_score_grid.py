@@ -7,6 +7,7 @@ limits of the clip's rules. tests/test_contract.py runs both over the default, t
 generated inputs."""
 import math
 import random
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -15,6 +16,9 @@ import torch
 import torch.nn.functional as F
 
 from conftest import assert_refused, assert_video_with_captions, build, cli, inputs_for, manifest
+from contract import layout_problems, oracle_problems
+from derivations import derivation_problems, moment_problems, watched
+from test_contract import generated
 
 JOURNEY = ("0.43 0.15 0.89; 0.55 0.87 0.66; 0.57 0.85 0.64; 0.22 0.58 0.33; "
            "0.77 0.25 0.10; 0.05 0.80 0.55")
@@ -323,6 +327,68 @@ def test_tiny_real_render_reads_back(tiny_render):
     out = tiny_render("score-grid", inputs)
     captions = assert_video_with_captions(out, "score-grid", 4)
     assert "softmax" in captions[3][2]
+
+
+# ---------------------------------------------------------------- the first cell, from a row of Q and of K
+def deps_of(inputs):
+    """Cell (i, j) of QKᵀ is made from row i of Q and row j of K (every entry of both)."""
+    width = (len(inputs["wq"][0]) if inputs["x"] is not None else len(inputs["q"][0]))
+
+    def deps(label):
+        i, j = (int(n) for n in re.findall(r"\[(\d+)\]", label))
+        return {f"q[{i}][{r}]" for r in range(width)} | {f"k[{j}][{r}]" for r in range(width)}
+    return deps
+
+
+def derived(inputs, lang="zh"):
+    built, moments = watched("score-grid", inputs, lang)
+    m, deps = built.manifest(), deps_of(inputs)
+    problems = derivation_problems(m, deps) + moment_problems(m, moments, oracle(inputs), deps=deps)
+    return built, moments, problems + layout_problems(m) + oracle_problems(m["numbers"], oracle(inputs))
+
+
+def test_the_first_score_is_made_from_the_first_query_and_key():
+    built, moments, problems = derived(inputs_for("score-grid"))
+    assert problems == []
+    made = built.value("scores[0][0]")["derivation"]
+    assert made["expression"] == "0.2309 · 0.3669 + 1.0966 · 0.7646 = 0.9231" and made["where"] == "page"
+    assert [m["label"] for m in moments] == ["scores[0][0]"]
+    assert "第一格是 Your 的查询与 Your 的键" in built.scene.narration[2]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_derivations_show_their_sources_and_keep_the_contract_mid_motion(seed):
+    inputs = generated("score-grid", 100 + seed)[1]
+    built, moments, problems = derived(inputs, "en" if seed % 2 else "zh")
+    assert problems == [], "\n".join(problems[:20])
+    shown = "where" in built.value("scores[0][0]").get("derivation", {})
+    assert len(moments) == shown
+
+
+def test_planted_wrong_source_and_value_are_caught(monkeypatch):
+    """The first cell takes K's second row (the next key): its sources are wrong; with K's second
+    row's numbers under k[0]'s labels, the oracle names them."""
+    from scenes.clips import score_grid as clip
+    first = clip.first_cell
+
+    def next_key(book, r, grid):
+        d = first(book, r, grid)
+        for t in d.terms():
+            if t.label.startswith("k[0]"):
+                t.label, t.value = t.label.replace("k[0]", "k[1]"), float(r.k[1, int(t.label[5:-1])])
+        return d
+    monkeypatch.setattr(clip, "first_cell", next_key)
+    _, _, problems = derived(inputs_for("score-grid"))
+    assert any("which it is not made from" in p and "k[1][0]" in p for p in problems), problems
+
+    def wrong_value(book, r, grid):
+        d = first(book, r, grid)
+        for t in d.terms():
+            t.value = float(r.k[1, 0]) if t.label == "k[0][0]" else t.value
+        return d
+    monkeypatch.setattr(clip, "first_cell", wrong_value)
+    _, _, problems = derived(inputs_for("score-grid"))
+    assert any(p.startswith("k[0][0] shows") for p in problems), problems
 
 
 # This clip's contract cases: every preset and generated inputs at the limits (tests/test_contract.py).

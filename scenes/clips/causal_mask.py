@@ -2,21 +2,20 @@
 the post-softmax route, the masked diagonal, the causality check and the cache view."""
 from manim import DOWN, LEFT, ORIGIN, RIGHT, UP, VGroup, Write
 
-from scenes.clips.causal_mask_parts import (AREA, cache_grids, check_fits, column, diagonal_words, five_blocks,
-                                            five_say, formula, grid, input_grid, mask_case, mask_say, route_grids,
-                                            route_note, route_say, route_words, said, short, shrink_key, shrink_words)
+from scenes.clips.causal_mask_five import five_steps
+from scenes.clips.causal_mask_parts import (AREA, cache_grids, check_fits, column, diagonal_words, formula,
+                                            grid, mask_case, mask_say, route_grids, route_note, route_say,
+                                            route_words, said, short, shrink_key, shrink_words)
 from scenes.clips.causal_mask_check import changed_inputs, check_note, check_say
-from scenes.clips.causal_mask_words import CACHE, CHECK, DIAGONAL_HEAD, FIVE, MASK, ROUTE, ROUTE_NONE, VERDICT
+from scenes.clips.causal_mask_words import CACHE, CHECK, DIAGONAL_HEAD, MASK, ROUTE, ROUTE_NONE, VERDICT
 from scenes.compute import masking as compute, provenance
 from scenes.kit import style
 from scenes.kit.anim import Appear
 from scenes.kit.base import ClipScene
 from scenes.kit.inputs import InputError, flag, integer, matrix, number, tokens
 from scenes.kit.clip import Clip, Option
-from scenes.kit.blocks import RowNames, arrow, linked, pair, proxy, row_of, stack
-from scenes.kit.page import Page, choose, fits, keeps_contract, needed, phrase, turn
-
-WITH_INPUTS = 0.75  # K and V stand beside the five-step table while it keeps this scale
+from scenes.kit.blocks import RowNames, arrow, linked, pair, row_of, stack
+from scenes.kit.page import Page, choose, fits, needed, phrase, turn
 
 
 def rules(raw: dict) -> dict:
@@ -132,45 +131,7 @@ class CausalMask(ClipScene):
 
     # -- steps
     def five_steps(self):
-        book, s, t, i = self.book, self.result.steps, self.result.track, self.inputs
-        caption = phrase(FIVE[(i["scale"], i["causal"])], self.qname())
-        hidden = s.mask[t] != 0
-        cols = [("scores", s.scores, None, "q·k"), ("scaled", s.scaled, None, "缩放后" if i["scale"] else "未缩放"),
-                ("masked", s.masked, "scores", "掩码后" if i["causal"] else "无掩码"),
-                ("weights", s.weights, "weights", "权重 A")]
-        table = [column(book, f"{name}[{t}]", vals[t], hidden=hidden if heat else None, heat=heat,
-                        col_labels=[head], col_color=style.TRACK) for name, vals, heat, head in cols]
-        query, seen, note, out, divisor = five_blocks(book, self.result, i, self.qname(), self.qindex())
-        names = RowNames(book, table[0], self.keys, style.KEY)
-        names.attach(table[0])
-        trial = VGroup(proxy(s.k, style.decimals_for(s.k)), row_of(table, buff=0.2),
-                       proxy(s.v, style.decimals_for(s.v))).arrange(RIGHT, buff=0.2)
-        page = stack(query, trial, seen, note, out, buff=0.3)
-        k = v = VGroup()
-        if AREA.room(page) >= max(WITH_INPUTS, needed(book, page)):     # K and V beside the table
-            names.detach(table[0])
-            k = input_grid(book, "K", "k", s.k, style.KEY, self.keys)
-            v = grid(book, "v", s.v, style.decimals_for(s.v), header="V", header_color=style.VALUE)
-        grids = row_of([g for g in (k, *table, v) if len(g)], buff=0.2)
-        page = stack(query, grids, seen, note, out, buff=0.3)
-        upper, lower = VGroup(query, grids), VGroup(*[m for m in (seen, note, out) if m.family_members_with_points()])
-        if not keeps_contract(book, page, AREA):   # too tall: the sums and the output beside the table, or a page of their own
-            choose(page, [lambda: page.arrange(DOWN, buff=0.3),
-                        lambda: (upper.arrange(DOWN, buff=0.3), lower.arrange(DOWN, buff=0.3),
-                                 VGroup(upper, lower).arrange(RIGHT, buff=0.6))], AREA, needed(book, page))
-        dim = [v.row(j) for j in range(len(s.k)) if hidden[j]] if len(v) else []
-        say = five_say(book, self.result, i, self.qname(), self.qindex(), divisor)
-
-        def first():           # built once the page is placed (a dimmed row's target is a copy of it)
-            return [[Appear(query), Appear(k), Appear(v)], *[[Appear(c)] for c in table]]
-
-        def last():
-            return [[Appear(seen), Appear(note)], [Appear(out), *[m.animate.set_opacity(0.3) for m in dim]]]
-        if keeps_contract(book, page, AREA):
-            return self.pages([(caption, page, lambda: first() + last(), say)])
-        upper.arrange(DOWN, buff=0.3)
-        lower.arrange(DOWN, buff=0.3)
-        self.pages([(caption, upper, first, say[:-1]), (caption, lower, last, say[-1:])])
+        turn(self, five_steps(self), AREA)
 
     def mask_before_softmax(self):
         r, book, causal = self.result, self.book, self.inputs["causal"]

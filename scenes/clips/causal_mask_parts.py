@@ -178,47 +178,6 @@ def diagonal_words(book: NumberBook, r, causal: bool) -> tuple[str, dict[str, Sh
     return DIAGONAL[says + ".cached"], slots
 
 
-def five_blocks(book: NumberBook, r, inputs: dict, qname: Shown, qindex: Shown) -> tuple:
-    """Step 1's lines around the table: the query, the scale and visible keys, the NaN note, the
-    output row; and the divisor √dₖ (None unscaled)."""
-    s, t = r.steps, r.track
-    if len(s.q[t]) <= NARROW:
-        query = book.text("当前查询 {query} = {q}", query=qname, q=vector_text(book, f"q[{t}]", s.q[t]),
-                          color=style.QUERY)
-    else:                      # a wide query: its numbers in a row of cells, its name above
-        query = line(book, f"q[{t}]", s.q[t], decimals=style.decimals_for(s.q[t]),
-                     header=book.compose("当前查询 {}", qname), header_color=style.QUERY)
-    divisor = book.fmt("scale", s.scale) if inputs["scale"] else None
-    scale = book.compose("÷ √dₖ = ÷ {}", divisor) if divisor else book.compose("未缩放")
-    total = book.compose("Σ A = {}", book.fmt(f"row_sums[{t}]", s.row_sums[t]))
-    seen = book.text("{scale}    可见的键 {visible} / {keys}    {total}", scale=scale,
-                     visible=book.index(f"visible[{t}]", s.visible[t]), keys=book.index("keys", len(s.k)),
-                     total=total, size=style.LABEL_SIZE, color=style.MUTED)
-    lost = np.isnan(s.weights[t]).any()
-    note = (book.label("这一行的键全被遮住：softmax 得到 NaN，输出也是 NaN。",
-                       size=style.LABEL_SIZE, color=style.MASK) if lost else VGroup())
-    name, wide = book.compose("z{} = Σ Aⱼ vⱼ", qindex), len(s.output[t]) > NARROW
-    out = line(book, f"output[{t}]", s.output[t], decimals=style.decimals_for(s.output[t]),
-               row_labels=None if wide else [name], row_color=style.ACCENT,
-               header=name if wide else None, header_color=style.ACCENT)
-    return query, seen, note, out, divisor
-
-
-def five_say(book: NumberBook, r, inputs: dict, qname: Shown, qindex: Shown, divisor: Shown | None) -> list[tuple]:
-    """Step 1's sentences: the scores of the tracked query, the keys it sees, what its output mixes."""
-    s, t = r.steps, r.track
-    keys = book.index("keys", len(s.k))
-    opening = said("five.scale", query=qname, scale=divisor) if inputs["scale"] else said("five.raw", qname)
-    if np.isnan(s.weights[t]).any():
-        return [opening, said("five.nan", keys)]
-    if not inputs["causal"]:
-        return [opening, said("five.open", keys), said("out.all", qindex)]
-    if (s.mask[t] != 0).any():
-        return [opening, said("five.some", keys=keys, visible=book.index(f"visible[{t}]", s.visible[t])),
-                said("out.hidden", qindex)]
-    return [opening, said("five.none", keys), said("out.all", qindex)]
-
-
 def mask_case(r, causal: bool) -> str:
     """Step 2 as this input has it: no mask, a row left with no key, nothing masked, some masked."""
     if not causal:

@@ -7,6 +7,10 @@ FIVE = {(True, True): "让查询 {} 走完注意力的五步：点积、缩放�
         (False, True): "让查询 {} 走完注意力的五步：点积、不缩放、掩码、softmax，再加权求和。",
         (False, False): "让查询 {} 走完注意力的五步：点积、不缩放、不加掩码、softmax，再加权求和。"}
 
+# step 1's worked entries said in their place (scenes/kit/derive.py said_as): a weight with no
+# visible key or one, an output with none; then the number
+WORK = {"nan": "整行都是 −∞，softmax 得到", "one": "唯一可见的键，权重为", "empty": "没有可见的键，输出为"}
+
 # step 2: (M and A on one page, A alone) by case
 MASK = {"open": ("因果掩码已关闭：M 全为零；每个查询看见全部的键，每行和为 {one}。",
                  "A = softmax(S + M)：每个查询看见全部的键，每行和为 {one}。"),
@@ -84,6 +88,12 @@ NARRATION = {
                 "整行都是负无穷，softmax 得到 NaN，输出也是 NaN；检查时要确认每一行还留有可见的键。",
     "out.hidden": "softmax 后被遮住的键权重为零，输出 z{} 是可见值向量的加权平均。",
     "out.all": "softmax 把分数变成和为一的权重，输出 z{} 是值向量的加权平均。",
+    # step 1's worked entries, said while they are made
+    "work.dot": "以 {name} 为例：查询与这把键逐项相乘再相加，得到分数 {score}。",
+    "work.scale": "分数除以 {scale}，缩放后是 {scaled}。",
+    "work.weight": "softmax 对可见的分数取指数，再除以它们的和，{name} 的权重是 {weight}。",
+    "work.one": "{name} 是唯一可见的键，softmax 把全部权重 {weight} 都给它。",
+    "work.out": "输出的第一维 {out}，就是各权重乘以对应的值再相加。",
     # step 2: M (first sentences) and A (last sentences); one page says both
     "mask.some.m": "未来内容正是模型要预测的答案，不能提前参与计算。M 用 triu(diagonal={}) 标出未来位置，"
                    "填入 −∞，在 softmax 前加到分数上。",

@@ -4,18 +4,20 @@ import numpy as np
 from manim import DOWN, RIGHT, UL, UP, FadeIn, LaggedStart, Transform, VGroup, Write
 
 from scenes.clips.score_grid_parts import (AREA, FULL_SCALE, MIN_SCALE, WIDTH, align_columns, axis_names,
-                                           column_labels, falk, grid_decimals, grouped_bars, labelled_grid, legend,
-                                           place_bars, projection_block, role_grid, set_columns, shape_rule,
-                                           short_names, variance_table)
+                                           column_labels, falk, first_cell, grid_decimals, grouped_bars,
+                                           labelled_grid, legend, lit_from, place_bars, projection_block,
+                                           role_grid, set_columns, shape_rule, short_names, variance_table,
+                                           with_band)
 from scenes.clips.score_grid_words import (GIVEN_FIRST, GIVEN_MORE, GIVEN_SAYS, SAYS, SQUARE, direct_says,
                                            projection_says, row_caption, scaling_says, scores_says, w_says)
-from scenes.compute import scores as compute
-from scenes.kit import lang, style
+from scenes.compute import provenance, scores as compute
+from scenes.kit import derive, lang, style
 from scenes.kit.anim import Appear
 from scenes.kit.base import ClipScene
 from scenes.kit.inputs import InputError, integer, matrix, tokens
 from scenes.kit.clip import Clip, Option
 from scenes.kit.blocks import batches
+from scenes.kit.derive import Band
 from scenes.kit.page import Area, Page, phrase, plan, said, turn
 
 ROLES = (("q", "wq", "Q", "W_Q", style.QUERY), ("k", "wk", "K", "W_K", style.KEY),
@@ -86,6 +88,10 @@ class ScoreGrid(ClipScene):
         self.q_names = axis_names(self.book, i["tokens"], "q", len(r.q))
         self.k_names = axis_names(self.book, i["tokens"], "k", len(r.k))
         return r
+
+    def provenance(self):
+        r = self.result
+        return provenance.attention(len(r.q), len(r.k), r.d_k, 0, np.zeros((len(r.q), len(r.k)), bool))
 
     def construct(self):
         self.projections()
@@ -179,29 +185,34 @@ class ScoreGrid(ClipScene):
 
     def fill_scores(self):
         r, book = self.result, self.book
-        caption = said(phrase(SQUARE[r.scores.shape[0] == r.scores.shape[1]]), scores_says(book, r))
+        caption = said(phrase(SQUARE[r.scores.shape[0] == r.scores.shape[1]]),
+                       scores_says(book, r, self.q_names[0], self.k_names[0]))
         grid, bar, labels = self.score_heat("scores", r.scores, r.scores_range)
         head = book.math(r"S_{ij} = q_i \cdot k_j = \sum_r q_{i,r}\, k_{j,r}", size=36)
         tag = VGroup(book.math(r"QK^\top", color=style.ACCENT),
                      book.label(book.coords("scores.shape", r.scores.shape), size=style.LABEL_SIZE,
                                 color=style.ACCENT)).arrange(RIGHT, buff=0.15)
+        first = first_cell(book, r, grid)
+        band = Band([first])
 
-        def body(cols, s):
+        def board(cols, parts, s):     # the formula and the band (those of them this page has) above
             set_columns(grid, cols, s)
-            return VGroup(VGroup(grid, tag).arrange(DOWN, buff=0.25 * s), bar).arrange(RIGHT, buff=0.5 * s)
-        options, needs = [], []
-        for n, cols in enumerate(labels):       # the caption states the formula when it is left out
-            options += [[Page(caption, lambda s, c=cols: VGroup(head, body(c, s)).arrange(DOWN, buff=0.3 * s))],
-                        [Page(caption, lambda s, c=cols: VGroup(body(c, s)))]]
-            needs += [FULL_SCALE if n + 1 < len(labels) else MIN_SCALE] * 2
+            body = VGroup(VGroup(grid, tag).arrange(DOWN, buff=0.25 * s), bar).arrange(RIGHT, buff=0.5 * s)
+            return VGroup(*parts, body).arrange(DOWN, buff=0.3 * s)
+        options, needs = with_band(caption, labels, board, head, band, FULL_SCALE, MIN_SCALE)
         pages = plan(book, options, AREA, needs)
         turn(self, pages, AREA, lambda m: None, clear_time=0.4)
-        if any(pages[0] is o[0] for o in options[::2]):
+        if head in pages[0].parts:
             self.play(Write(head))
-        self.play(Appear(grid.row_labels), Appear(grid.col_labels), Appear(tag), Appear(grid.corner))
-        for i in range(grid.n_rows):
-            self.play(LaggedStart(*[Appear(grid.cell(i, j)) for j in range(grid.n_cols)],
-                                  lag_ratio=0.25), run_time=0.45)
+        placed = VGroup(*[p for p in pages[0].parts if p is not band], grid, tag)
+        room = band if band in pages[0].parts else derive.strip(self, placed, [first])
+        shell, rest = derive.split(book, grid, [(0, 0)] if room is not None else [])
+        self.play(Appear(shell), Appear(tag))
+        if room is not None:     # the first cell made from a row of Q and a row of K, then the rest at once
+            derive.derive(self, lit_from(first, grid), room)
+        else:
+            derive.skip(book, first, "no room")
+        self.play(Appear(rest), run_time=0.6)
         self.play(Appear(bar))
 
     def scaling(self):

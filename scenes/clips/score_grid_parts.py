@@ -9,10 +9,11 @@ from typing import Sequence
 import numpy as np
 from manim import DOWN, LEFT, PI, RIGHT, UP, Mobject, Rectangle, VGroup
 
-from scenes.kit import style
+from scenes.kit import expressions as ex, style
+from scenes.kit.expressions import Derivation, Term
 from scenes.kit.grids import MatrixGrid, heat_color
 from scenes.kit.numbers import NumberBook, Shown
-from scenes.kit.page import Area
+from scenes.kit.page import Area, Page
 
 MIN_SCALE = 0.6      # keeps every number above the contract's least height
 FULL_SCALE = 0.8     # below this, long column labels are abbreviated (the rows keep them whole)
@@ -209,3 +210,32 @@ def projection_block(book: NumberBook, values, w, name, w_name, color) -> VGroup
     block = VGroup(w_grid, out).arrange(DOWN, buff=0.3)
     block.w, block.out, block.grid, block.name, block.w_name = w_grid, out, out.grid, name, w_name
     return block
+
+
+# ---------------------------------------------------------------- the first cell, from a row of Q and of K
+def first_cell(book: NumberBook, r, grid: MatrixGrid) -> Derivation:
+    """S₀₀ = Σ_r q₀ᵣ·k₀ᵣ: the products of Q's and K's first rows (each at the precision the grid
+    rule gives that number alone; Q and K are not on this page) into the grid's first cell."""
+    q, k = ([Term(f"{n}[0][{c}]", float(a[0, c]), grid_decimals([[a[0, c]]])) for c in range(r.d_k)]
+            for n, a in (("q", r.q), ("k", r.k)))
+    return ex.dot(grid, (0, 0), ex.cell(book, grid, 0, 0), list(zip(q, k)), ex.room_for(grid))
+
+
+def lit_from(first: Derivation, grid: MatrixGrid) -> Derivation:
+    """The first cell's sources come from its row's name (the query) and its column's (the key)."""
+    for t in first.terms():
+        t.at = grid.row_labels[0] if t.label.startswith("q") else grid.col_labels[0]
+    return first
+
+
+def with_band(caption, labels, board, head, band, full: float, least: float) -> tuple[list, list]:
+    """(options, needs) for plan: per set of column labels (whole first), the grid under the formula
+    and the band, under the band alone, under the formula alone, alone; each page knows its parts."""
+    options, needs = [], []
+    for n, cols in enumerate(labels):
+        for parts in ([head, band], [band], [head], []):
+            page = Page(caption, lambda s, c=cols, p=parts: board(c, p, s))
+            page.parts = parts
+            options.append([page])
+            needs.append(full if n + 1 < len(labels) else least)
+    return options, needs

@@ -99,8 +99,8 @@ def direct_says(book: NumberBook, r, names: Sequence[str], first: bool) -> tuple
     return join(*pieces)
 
 
-def scores_says(book: NumberBook, r) -> tuple:
-    """Step 2: the loop QK^T replaces, what one cell is, the grid's axes and its range."""
+def scores_says(book: NumberBook, r, query: Shown, key: Shown) -> tuple:
+    """Step 2: the loop QK^T replaces, what one cell is, the first one made, the grid's axes and its range."""
     low, high = (book.fmt(f"scores_legend.{end}", v, grid_decimals(r.scores))
                  for end, v in zip(("low", "high"), r.scores_range))
     dot = phrase(NARRATION["scores.dot.one"] if r.d_k == 1 else NARRATION["scores.dot"], book.index("d_k", r.d_k))
@@ -108,7 +108,9 @@ def scores_says(book: NumberBook, r) -> tuple:
     grid = (phrase(NARRATION["scores.grid.flat"], rows=rows, cols=cols, score=low)
             if r.scores_range[0] == r.scores_range[1] else
             phrase(NARRATION["scores.grid"], rows=rows, cols=cols, low=low, high=high))
-    return join(phrase(NARRATION["scores.loop"]), dot, grid)
+    first = phrase(NARRATION["scores.first"], query=query, key=key,
+                   score=book.fmt("scores[0][0]", r.scores[0, 0], grid_decimals(r.scores)))
+    return join(phrase(NARRATION["scores.loop"]), dot, first, grid)
 
 
 def scaling_says(book: NumberBook, r, page: str) -> tuple:
@@ -163,6 +165,7 @@ NARRATION = {
     "scores.loop": "一次矩阵乘法 QKᵀ 就取代了逐对打分的两层循环。",
     "scores.dot": "第 i 行第 j 列是查询 qᵢ 与键 kⱼ 的点积：{} 对分量逐项相乘，再相加。",
     "scores.dot.one": "本例 dₖ = {}，查询和键都只有一个分量，点积就是两数相乘。",
+    "scores.first": "第一格是 {query} 的查询与 {key} 的键逐项相乘再相加，得到 {score}；其余各格同样计算。",
     "scores.grid": "网格 {rows} 行 {cols} 列，行是提出查询的位置，列是提供信息的位置；"
                    "分数从 {low} 到 {high}，颜色对照右边的色条。",
     "scores.grid.flat": "网格 {rows} 行 {cols} 列，行是提出查询的位置，列是提供信息的位置；"

@@ -120,3 +120,16 @@ def reading_seconds(caption: str, new_numbers: int, pace: str = "normal") -> flo
     other = len(caption.replace(" ", "")) - cjk
     base = READ_BASE + cjk / CJK_PER_SECOND + other / LATIN_PER_SECOND
     return (base + min(new_numbers * PER_NUMBER, NUMBERS_CAP)) * PACES[pace]
+
+
+# Derivations (scenes/kit/derive.py): the sources light up (DERIVE_LIGHT), copies of their
+# numbers fly into the expression, DERIVE_PER_TERM seconds a number, never less than DERIVE_LEAST
+# nor more than DERIVE_MOST; the result shows (DERIVE_RESULT) and lands in its cell (DERIVE_LAND);
+# the finished expression is read for DERIVE_HOLD. All times the pace factor.
+DERIVE_LIGHT = 0.4
+DERIVE_PER_TERM = 0.45
+DERIVE_LEAST = 1.2
+DERIVE_MOST = 3.0
+DERIVE_RESULT = 0.4
+DERIVE_LAND = 0.7
+DERIVE_HOLD = 0.8

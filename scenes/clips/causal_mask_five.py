@@ -1,0 +1,234 @@
+"""Step 1 of the causal-mask clip: the five steps of the tracked query as the lab's table (key |
+q·k | scaled | masked | weight A, then the output Σ A·v). Each column is made in front of the
+viewer: one entry derived from its sources (scenes/kit/derive.py), on the first key the query
+may see, then the rest of the column at once; the masked column slides the visible scores over
+and drops −∞ onto the future keys. A row with no visible key says why it is NaN."""
+from __future__ import annotations
+
+import numpy as np
+from manim import DOWN, RIGHT, VGroup
+
+from scenes.clips.causal_mask_parts import AREA, NARROW, column, grid, input_grid, line, said, vector_text
+from scenes.clips.causal_mask_words import FIVE, WORK
+from scenes.kit import derive, expressions as ex, style
+from scenes.kit.anim import Appear
+from scenes.kit.blocks import RowNames, proxy, row_of, stack
+from scenes.kit.derive import Band
+from scenes.kit.expressions import Term, cell
+from scenes.kit.grids import MatrixGrid
+from scenes.kit.numbers import NumberBook, Shown
+from scenes.kit.page import Page, choose, keeps_contract, needed, phrase
+
+WITH_INPUTS = 0.75  # K and V stand beside the five-step table while it keeps this scale
+
+
+def five_blocks(book: NumberBook, r, inputs: dict, qname: Shown, qindex: Shown) -> tuple:
+    """Step 1's lines around the table: the query, the scale and visible keys, the NaN note, the
+    output row; and the divisor √dₖ (None unscaled)."""
+    s, t = r.steps, r.track
+    if len(s.q[t]) <= NARROW:
+        query = book.text("当前查询 {query} = {q}", query=qname, q=vector_text(book, f"q[{t}]", s.q[t]),
+                          color=style.QUERY)
+    else:                      # a wide query: its numbers in a row of cells, its name above
+        query = line(book, f"q[{t}]", s.q[t], decimals=style.decimals_for(s.q[t]),
+                     header=book.compose("当前查询 {}", qname), header_color=style.QUERY)
+    divisor = book.fmt("scale", s.scale) if inputs["scale"] else None
+    scale = book.compose("÷ √dₖ = ÷ {}", divisor) if divisor else book.compose("未缩放")
+    total = book.compose("Σ A = {}", book.fmt(f"row_sums[{t}]", s.row_sums[t]))
+    seen = book.text("{scale}    可见的键 {visible} / {keys}    {total}", scale=scale,
+                     visible=book.index(f"visible[{t}]", s.visible[t]), keys=book.index("keys", len(s.k)),
+                     total=total, size=style.LABEL_SIZE, color=style.MUTED)
+    lost = np.isnan(s.weights[t]).any()
+    note = (book.label("这一行的键全被遮住：softmax 得到 NaN，输出也是 NaN。",
+                       size=style.LABEL_SIZE, color=style.MASK) if lost else VGroup())
+    name, wide = book.compose("z{} = Σ Aⱼ vⱼ", qindex), len(s.output[t]) > NARROW
+    out = line(book, f"output[{t}]", s.output[t], decimals=style.decimals_for(s.output[t]),
+               row_labels=None if wide else [name], row_color=style.ACCENT,
+               header=name if wide else None, header_color=style.ACCENT)
+    return query, seen, note, out, divisor
+
+
+def first_key(r) -> int:
+    """The key the worked example takes: the first the tracked query may see (0 when none)."""
+    seen = np.flatnonzero(r.steps.mask[r.track] == 0)
+    return int(seen[0]) if len(seen) else 0
+
+
+def five_say(scene, divisor: Shown | None) -> tuple[list, list]:
+    """Step 1's sentences, (with the table, with the output): the scores of the tracked query, the
+    worked key's numbers as they are made, the keys it sees, what its output mixes."""
+    book, r, inputs = scene.book, scene.result, scene.inputs
+    s, t, j, keys = r.steps, r.track, first_key(r), book.index("keys", len(scene.result.steps.k))
+    qname, qindex = scene.qname(), scene.qindex()
+    opening = said("five.scale", query=qname, scale=divisor) if inputs["scale"] else said("five.raw", qname)
+    made = [said("work.dot", name=scene.keys[j], score=book.fmt(f"scores[{t}][{j}]", s.scores[t][j]))]
+    if inputs["scale"]:
+        made.append(said("work.scale", scale=divisor, scaled=book.fmt(f"scaled[{t}][{j}]", s.scaled[t][j])))
+    weight = book.fmt(f"weights[{t}][{j}]", s.weights[t][j])
+    if np.isnan(s.weights[t]).any():
+        return [opening, *made], [said("five.nan", keys)]
+    made.append(said("work.one" if s.visible[t] == 1 else "work.weight", name=scene.keys[j], weight=weight))
+    out = [said("work.out", out=book.fmt(f"output[{t}][0]", s.output[t][0], style.decimals_for(s.output[t])))]
+    if not inputs["causal"]:
+        return [opening, *made[:-1], said("five.open", keys), made[-1]], [said("out.all", qindex), *out]
+    if (s.mask[t] != 0).any():
+        some = said("five.some", keys=keys, visible=book.index(f"visible[{t}]", s.visible[t]))
+        return [opening, *made[:-1], some, made[-1]], [said("out.hidden", qindex), *out]
+    return [opening, *made[:-1], said("five.none", keys), made[-1]], [said("out.all", qindex), *out]
+
+
+class FiveSteps:
+    """The table's blocks, how they are laid out, and how each column is made."""
+
+    def __init__(self, scene) -> None:
+        book, r, i = scene.book, scene.result, scene.inputs
+        self.scene, self.book, self.r = scene, book, r
+        s, t = r.steps, r.track
+        self.hidden = hidden = s.mask[t] != 0
+        cols = [("scores", s.scores, None, "q·k"), ("scaled", s.scaled, None, "缩放后" if i["scale"] else "未缩放"),
+                ("masked", s.masked, "scores", "掩码后" if i["causal"] else "无掩码"),
+                ("weights", s.weights, "weights", "权重 A")]
+        self.table = [column(book, f"{name}[{t}]", vals[t], hidden=hidden if heat else None, heat=heat,
+                             col_labels=[head], col_color=style.TRACK) for name, vals, heat, head in cols]
+        self.query, self.seen, self.note, self.out, self.divisor = five_blocks(book, r, i, scene.qname(),
+                                                                                  scene.qindex())
+        names = RowNames(book, self.table[0], scene.keys, style.KEY)
+        names.attach(self.table[0])
+        trial = VGroup(proxy(s.k, style.decimals_for(s.k)), row_of(self.table, buff=0.2),
+                       proxy(s.v, style.decimals_for(s.v))).arrange(RIGHT, buff=0.2)
+        self.k = self.v = VGroup()
+        page = stack(self.query, trial, self.seen, self.note, self.out, buff=0.3)
+        if AREA.room(page) >= max(WITH_INPUTS, needed(book, page)):
+            names.detach(self.table[0])      # K and V beside the table
+            self.k = input_grid(book, "K", "k", s.k, style.KEY, scene.keys)
+            self.v = grid(book, "v", s.v, style.decimals_for(s.v), header="V", header_color=style.VALUE)
+        self.grids = row_of([g for g in (self.k, *self.table, self.v) if len(g)], buff=0.2)
+        self.made, self.output = self.derivations()
+
+    # -- the worked entries
+    def term(self, name: str, g, row: int, col: int, values, decimals: int) -> Term:
+        """An input's number: its cell when its grid is drawn, else the number alone."""
+        if len(g):
+            return cell(self.book, g, row, col)
+        return Term(f"{name}[{row}][{col}]", float(values[row][col]), decimals)
+
+    def derivations(self) -> tuple[list, list]:
+        """(the table's derivations by column, the output's)"""
+        book, s, t, (scores, scaled, masked, weights) = self.book, self.r.steps, self.r.track, self.table
+        j, room = first_key(self.r), ex.room_for(self.grids)
+        q = [cell(book, self.query, 0, c) if isinstance(self.query, MatrixGrid) else
+             Term(f"q[{t}][{c}]", float(s.q[t][c]), 4, at=self.query) for c in range(len(s.q[t]))]
+        k = [self.term("k", self.k, j, c, s.k, style.decimals_for(s.k)) for c in range(len(s.q[t]))]
+        made = {0: ex.dot(scores, (j, 0), cell(book, scores, j, 0), list(zip(q, k)), room)}
+        if self.divisor is not None:
+            made[1] = ex.divide(scaled, (j, 0), cell(book, scaled, j, 0), cell(book, scores, j, 0),
+                                    Term("scale", float(s.scale), 4, source=False))
+        visible = np.flatnonzero(~self.hidden)
+        weight = cell(book, weights, j, 0)
+        if not len(visible):
+            made[3] = ex.said_as(weights, (j, 0), weight, WORK["nan"], "softmax")
+        elif len(visible) == 1:
+            made[3] = ex.said_as(weights, (j, 0), weight, WORK["one"], "softmax")
+        else:
+            made[3] = ex.softmax(weights, (j, 0), weight, cell(book, masked, j, 0),
+                                     [cell(book, masked, n, 0) for n in visible], room)
+        z = cell(book, self.out, 0, 0)
+        if not len(visible):
+            return made, [ex.said_as(self.out, (0, 0), z, WORK["empty"], "weighted sum")]
+        pairs = [(cell(book, weights, n, 0), self.term("v", self.v, n, 0, s.v, style.decimals_for(s.v)))
+                 for n in visible]
+        return made, [ex.weighted(self.out, (0, 0), z, pairs, room)]
+
+    # -- layout: as before the derivations, then their bands where they keep the contract
+    def pages(self, caption: tuple, say: tuple[list, list]) -> list[Page]:
+        book = self.book
+        page = stack(self.query, self.grids, self.seen, self.note, self.out, buff=0.3)
+        upper = VGroup(self.query, self.grids)
+        lower = VGroup(*[m for m in (self.seen, self.note, self.out) if m.family_members_with_points()])
+        ways = [lambda: page.arrange(DOWN, buff=0.3),
+                lambda: (upper.arrange(DOWN, buff=0.3), lower.arrange(DOWN, buff=0.3),
+                         VGroup(upper, lower).arrange(RIGHT, buff=0.6))]
+        way = ways[0]
+        if not keeps_contract(book, page, AREA):   # too tall: the sums and the output beside the table
+            picked: list[int] = []
+            choose(page, [lambda n=n, w=w: (picked.append(n), w()) for n, w in enumerate(ways)], AREA,
+                   needed(book, page))
+            way = ways[picked[-1]]
+        if keeps_contract(book, page, AREA):
+            made = [*self.made.values(), *self.output]
+            band = self.band(made, [page, lower], way, page)
+            return [Page(caption, page, lambda: self.whole(page, band, made), say[0] + say[1])]
+        upper.arrange(DOWN, buff=0.3)
+        lower.arrange(DOWN, buff=0.3)
+        top = self.band(list(self.made.values()), [upper], lambda: upper.arrange(DOWN, buff=0.3), upper)
+        low = self.band(self.output, [lower], lambda: lower.arrange(DOWN, buff=0.3), lower)
+        made = list(self.made.values())
+        return [Page(caption, upper, lambda: (self.upper(self.room(upper, top, made)), [])[-1], say[0]),
+                Page(caption, lower, lambda: (self.lower(self.room(lower, low, self.output)), [])[-1],
+                     say[1])]
+
+    def band(self, made: list, groups: list, way, page) -> Band | None:
+        """A band for `made` at the end of the groups, when the page still keeps the contract."""
+        band = Band(made)
+        for g in groups:
+            g.add(band)
+        way()
+        if keeps_contract(self.book, page, AREA):
+            return band
+        for g in groups:
+            g.remove(band)
+        way()
+        return None
+
+    # -- how the columns are made
+    def room(self, page, band: Band | None, made: list) -> Band | None:
+        """The page's band, or room by the caption line, or none: the derivations are then left
+        out, and their records say so."""
+        if band is None:
+            band = derive.strip(self.scene, page, made)
+        for d in made if band is None else ():
+            derive.skip(self.book, d, "no room")
+        return band
+
+    def whole(self, page, band: Band | None, made: list) -> list:
+        band = self.room(page, band, made)
+        self.upper(band)
+        self.lower(band)
+        return []
+
+    def fill(self, g, d, band: Band | None, *also) -> None:
+        """A column (or the output row): its frame, the one entry derived, the rest at once."""
+        shell, rest = derive.split(self.book, g, [d.cell] if band is not None else [])
+        self.scene.play(Appear(shell), run_time=0.5)
+        if band is not None:
+            derive.derive(self.scene, d, band)
+        self.scene.play(Appear(rest), *also, run_time=0.6)
+
+    def upper(self, band: Band | None) -> None:
+        scene, (scores, scaled, masked, weights) = self.scene, self.table
+        scene.play(Appear(self.query), Appear(self.k), Appear(self.v))
+        self.fill(scores, self.made[0], band)
+        rows = range(scores.n_rows)
+        if 1 in self.made:
+            self.fill(scaled, self.made[1], band)
+        else:                      # not scaled: the scores move over as they are
+            scene.play(Appear(derive.split(self.book, scaled)[0]), run_time=0.5)
+            derive.slide(scene, [(scaled.entries[n][0], scores.entries[n][0]) for n in rows], op="divide")
+        scene.play(Appear(derive.split(self.book, masked)[0]), run_time=0.5)
+        seen = [n for n in rows if not self.hidden[n]]
+        derive.slide(scene, [(masked.entries[n][0], scaled.entries[n][0]) for n in seen],
+                     [(masked.entries[n][0], masked.boxes[n][0]) for n in rows if n not in seen], op="mask")
+        self.fill(weights, self.made[3], band)
+
+    def lower(self, band: Band | None) -> None:
+        scene, hidden = self.scene, self.hidden
+        scene.play(Appear(self.seen), Appear(self.note))
+        dim = [self.v.row(j) for j in range(len(hidden)) if hidden[j]] if len(self.v) else []
+        self.fill(self.out, self.output[0], band, *[m.animate.set_opacity(0.3) for m in dim])
+
+
+def five_steps(scene) -> list[Page]:
+    """Step 1's pages: the table and the output on one board, or on two."""
+    i = scene.inputs
+    five = FiveSteps(scene)
+    return five.pages(phrase(FIVE[(i["scale"], i["causal"])], scene.qname()), five_say(scene, five.divisor))

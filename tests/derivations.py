@@ -1,0 +1,67 @@
+"""Checks of the derivations a clip shows (scenes/kit/derive.py), read from its manifest and from
+the layouts taken at each derivation's widest moment (derive.watch()).
+
+    built, moments = watched(clip, inputs)        # build with the moments recorded
+    derivation_problems(manifest, deps)           # each expression shows the sources the oracle gives
+    moment_problems(clip, inputs, manifest, moments, deps)   # the contract mid-motion
+
+deps(label) is the clip test's own oracle of what a label is computed from (index rules written
+in the test, never scenes.compute).
+"""
+from conftest import build
+from contract import layout_problems, precision_problems, structure_problems
+from scenes.kit import derive
+
+
+def watched(clip, inputs, lang="zh"):
+    with derive.watch() as moments:
+        built = build(clip, inputs, lang=lang)
+    return built, list(moments)
+
+
+def derivations(manifest):
+    return [r for r in manifest["numbers"] if "derivation" in r]
+
+
+def derivation_problems(manifest, deps):
+    """Each derivation shows only numbers its result is made from, and all of them unless it says
+    it left some out; a slide copies its one source, a drop (−∞) has none."""
+    out = []
+    for rec in derivations(manifest):
+        d = rec["derivation"]
+        if "skipped" in d:
+            continue
+        want, shows = set(deps(rec["label"])), set(d["shows"])
+        if not shows <= want:
+            out.append(f"{rec['label']}: its {d['op']} shows {sorted(shows - want)}, "
+                       "which it is not made from")
+        if not d.get("shorter") and shows != want:
+            out.append(f"{rec['label']}: its {d['op']} leaves out {sorted(want - shows)}")
+        if rec.get("from") is not None and set(rec["from"]) != want:
+            out.append(f"{rec['label']}: the manifest says it comes from {rec['from']}, "
+                       f"the oracle {sorted(want)}")
+    return out
+
+
+def moment_problems(manifest, moments, expected, names=None, marks=None, deps=None):
+    """At each derivation's widest moment: the legibility contract, the places and marks, the
+    precision of the expression's numbers (a grid's, whole at its step's end, is checked there);
+    the lit cells are the result's sources and the target frame is on its cell."""
+    at = {"frame": manifest["frame"], "layout": moments, "numbers": manifest["numbers"]}
+    out = [f"mid-motion ({m['label']}): {p}" for m in moments for p in layout_problems({**at, "layout": [m]})]
+    out += [f"mid-motion: {p}" for p in structure_problems(at, expected, names, marks)]
+    end = {st["step"]: st["items"] for st in manifest["layout"]}
+    for m in moments:      # an expression's own numbers, beside the grids its step ends with (whole)
+        own = [it for it in m["items"]
+               if it["kind"] == "number" and "grid" not in it and it["label"] != m["label"]]
+        step = {"step": m["step"], "items": own + end.get(m["step"], [])}
+        out += [f"mid-motion: {p}" for p in precision_problems({**at, "layout": [step]}, expected)]
+    for m in moments:
+        lit = {c for it in m["items"] if it.get("mark") == "source" for c in it["covers"]}
+        aim = [it["covers"] for it in m["items"] if it["kind"] == "mark" and it["mark"] == "target"]
+        if deps is not None and not lit <= set(deps(m["label"])):
+            out.append(f"mid-motion: {m['label']} lights {sorted(lit - set(deps(m['label'])))}, "
+                       "not its sources")
+        if aim != [[m["label"]]]:
+            out.append(f"mid-motion: {m['label']}: the target frame covers {aim}")
+    return out

@@ -88,7 +88,8 @@ class TensorView:
 
     @staticmethod
     def _arrange(blocks: list[tuple[Mobject, MatrixGrid]], per_batch: int, top: float) -> float:
-        """Try the arrangements on the headers and cells (the ids follow their cells once chosen)."""
+        """Try the arrangements on the headers and cells (the ids follow their cells once chosen),
+        measured by the headers and each grid's corner cells."""
         area = Area(content_width(), top=top, bottom=style.CONTENT_BOTTOM, most=MAX_SCALE)
         outlines = [VGroup(header, grid.box_group) for header, grid in blocks]
         homes = [grid.boxes[0][0].get_center() for _, grid in blocks]
@@ -102,7 +103,7 @@ class TensorView:
         def roomier(columns: int):          # the header side that lets the cells be larger
             return lambda: choose(whole, [lambda: laid(LEFT, columns), lambda: laid(UP, columns)], area,
                                   prefer=1.0)
-        whole = VGroup(*outlines)
+        whole = VGroup(*[VGroup(header, grid.boxes[0][0], grid.boxes[-1][-1]) for header, grid in blocks])
         ways = [roomier(c) for c in batch_columns(len(blocks), per_batch)]
         scale = choose(whole, ways, area, LEGIBLE, prefer=math.inf)     # fewest columns (a list reads best)
         for (_, grid), home in zip(blocks, homes):

@@ -92,7 +92,7 @@ class FiveSteps:
                              col_labels=[head], col_color=style.TRACK) for name, vals, heat, head in cols]
         self.query, self.seen, self.note, self.out, self.divisor = five_blocks(book, r, i, scene.qname(),
                                                                                   scene.qindex())
-        names = RowNames(book, self.table[0], scene.keys, style.KEY)
+        self.names = names = RowNames(book, self.table[0], scene.keys, style.KEY)
         names.attach(self.table[0])
         trial = VGroup(proxy(s.k, style.decimals_for(s.k)), row_of(self.table, buff=0.2),
                        proxy(s.v, style.decimals_for(s.v))).arrange(RIGHT, buff=0.2)
@@ -107,10 +107,11 @@ class FiveSteps:
 
     # -- the worked entries
     def term(self, name: str, g, row: int, col: int, values, decimals: int) -> Term:
-        """An input's number: its cell when its grid is drawn, else the number alone."""
+        """An input's number: its cell when its grid is drawn, else the number alone, coming from
+        its key's name beside the table."""
         if len(g):
             return cell(self.book, g, row, col)
-        return Term(f"{name}[{row}][{col}]", float(values[row][col]), decimals)
+        return Term(f"{name}[{row}][{col}]", float(values[row][col]), decimals, at=self.names[row])
 
     def derivations(self) -> tuple[list, list]:
         """(the table's derivations by column, the output's)"""

@@ -178,7 +178,7 @@ def slide(scene: Any, moves: Sequence[tuple[Mobject, Mobject]], drops: Sequence[
         note(book, entry, {"op": op, "shows": [], "motion": "drop"})
     scene.add(*[e for e, _ in moves])
     anims = [Fly(e, s, match=True) for e, s in moves]
-    anims += [a for e, b in drops for a in (Appear(b), Appear(e), Fly(e, e.get_center() + UP * 3 * b.height))]
+    anims += [a for e, b in drops for a in (Appear(b), Appear(e), Fly(e, e.get_center() + UP * 2 * b.height))]
     if anims:
         scene.play(*anims, run_time=(run_time or style.DERIVE_LEAST) * style.PACES[scene.pace])
 

@@ -7,6 +7,7 @@ import pickle
 import subprocess
 import sys
 import time
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -168,7 +169,7 @@ def test_a_partial_corrupt_or_hostile_entry_is_rebuilt(cache, reference, tmp_pat
     build_all()
     stored = entries(cache)
     marker = tmp_path / "ran"
-    hostile = pickle.dumps(("k", os.system), protocol=5)        # names a function outside Manim
+    hostile = _entry(pickle.dumps(("k", os.system), protocol=5))     # names a function outside Manim
     for n, path in enumerate(stored):
         data = path.read_bytes()
         if n % 3 == 0:
@@ -176,7 +177,7 @@ def test_a_partial_corrupt_or_hostile_entry_is_rebuilt(cache, reference, tmp_pat
         elif n % 3 == 1:
             path.write_bytes(b"\x80\x05garbage" + data[10:])      # corrupt
         else:
-            path.write_bytes(_calls(f"touch {marker}") if n % 2 else hostile)
+            path.write_bytes(_entry(_calls(f"touch {marker}")) if n % 2 else hostile)
     again = build_all()
     assert not marker.exists(), "a hostile entry ran code"
     assert textcache.stats["refused"] >= len(stored)
@@ -184,6 +185,10 @@ def test_a_partial_corrupt_or_hostile_entry_is_rebuilt(cache, reference, tmp_pat
     textcache.stats.update(misses=0, refused=0)
     build_all()          # each entry was written again, whole
     assert textcache.stats["misses"] == 0 and textcache.stats["refused"] == 0
+
+
+def _entry(pickled):
+    return textcache.MAGIC + zlib.compress(pickled)
 
 
 def _calls(command):
@@ -230,3 +235,23 @@ def test_subclasses_and_unkeyable_arguments_are_built_as_usual(cache):
     Mine("子类", font=CJK)
     Text("对象", font=CJK, z_index=0, name=Mobject)      # a class as an argument: no stable key
     assert textcache.stats["misses"] == 0 and not cache.exists()
+
+
+def test_the_least_recently_used_entries_go_past_the_bound(cache):
+    build_all(SAMPLE, [])
+    stored = entries(cache)
+    now = time.time()
+    old, recent = stored[: 2 * len(stored) // 3], stored[2 * len(stored) // 3:]
+    for path in stored:                                  # two thirds used two days ago
+        os.utime(path, (now, now - 2 * 86400 if path in old else now))
+    size = sum(p.stat().st_size for p in recent)
+    most = int(size / 0.8) + 1                           # pruned down to 80% of it: the recent ones
+    assert sum(p.stat().st_size for p in stored) > most
+    textcache.prune(cache, most)
+    assert not any(p.exists() for p in old) and all(p.exists() for p in recent)
+    os.utime(recent[0], (now, now - 7200))
+    textcache.stats.update(hits=0)
+    build_all(SAMPLE, [])                                # the old ones built again, the rest loaded
+    assert textcache.stats["hits"] >= len(recent) and recent[0].stat().st_mtime > now - 60
+    textcache.prune(cache, 10**9)                        # under the bound: nothing goes
+    assert len(entries(cache)) == len(stored)

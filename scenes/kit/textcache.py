@@ -12,7 +12,8 @@ new version lands in a new folder.
 
 Entries are written whole (a temporary file, then os.replace), so parallel renders and test
 workers share the folder; an entry that does not load (partial, corrupt, another key, a
-class outside Manim and numpy) is ignored and rebuilt. Subclasses of these four are built as usual.
+class outside Manim and numpy) is ignored and rebuilt. Past TEXT_CACHE_MB (400) the least
+recently used entries are removed. Subclasses of these four are built as usual.
 TEXT_CACHE=off disables it; TEXT_CACHE_DIR=DIR puts it elsewhere.
 """
 from __future__ import annotations
@@ -26,6 +27,8 @@ import pickle
 import platform
 import shutil
 import tempfile
+import time
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -142,14 +145,22 @@ class _Unpickler(pickle.Unpickler):
         return found if found is not None else super().find_class(module, name)
 
 
+MAGIC = b"textcache 1\n"      # then the pickle, zlib-compressed (about 6x smaller)
+FRESH = 3600                   # a hit older than this is marked used again (its mtime)
+
+
 def load(obj: Any, path: Path, text_key: str) -> bool:
     """Fill obj from the entry at path; False (obj untouched) if there is none that loads."""
     try:
         data = path.read_bytes()
+        if time.time() - path.stat().st_mtime > FRESH:
+            os.utime(path)             # used: the last to be pruned
     except OSError:
         return False
     try:
-        stored_key, state = _Unpickler(io.BytesIO(data), obj).load()
+        if not data.startswith(MAGIC):
+            raise ValueError("not an entry")
+        stored_key, state = _Unpickler(io.BytesIO(zlib.decompress(data[len(MAGIC):])), obj).load()
     except Exception:      # partial, corrupt or refused: built again and written over
         stats["refused"] += 1
         return False
@@ -168,12 +179,45 @@ def store(obj: Any, path: Path, text_key: str) -> None:
     fd, part = tempfile.mkstemp(dir=path.parent, prefix=".part-")
     try:
         with os.fdopen(fd, "wb") as out:
-            out.write(buf.getvalue())
+            out.write(MAGIC + zlib.compress(buf.getvalue(), 1))
         os.replace(part, path)
         stats["stored"] += 1
+        if stats["stored"] % PRUNE_EVERY == 1:
+            prune(path.parents[2], limit())
     finally:
         if os.path.exists(part):
             os.unlink(part)
+
+
+PRUNE_EVERY = 200              # a process looks at the cache's size at its 1st, 201st ... store
+
+
+def limit() -> int:
+    """The cache's size bound in bytes: TEXT_CACHE_MB, 400 unless set."""
+    return int(float(os.environ.get("TEXT_CACHE_MB") or 400) * 2**20)
+
+
+def prune(root: Path, most: int) -> None:
+    """Past `most` bytes, remove the least recently used entries (every fingerprint's) down to
+    80% of it. A reader of a removed entry builds its text again."""
+    found = []
+    for entry_ in root.glob("*/*/*.pkl"):
+        try:
+            info = entry_.stat()
+        except OSError:
+            continue
+        found.append((info.st_mtime, info.st_size, entry_))
+    total = sum(size for _, size, _ in found)
+    if total <= most:
+        return
+    for _, size, old in sorted(found, key=lambda f: f[0]):
+        if total <= most * 0.8:
+            break
+        try:
+            old.unlink()
+        except OSError:
+            pass
+        total -= size
 
 
 def _cached(cls: type, original: Any) -> Any:

@@ -88,7 +88,7 @@ def key(cls: type, arguments: dict[str, Any]) -> str:
         where += [str(config.pixel_width), str(config.pixel_height)]
     if cls in (MathTex, Tex):
         template = args.get("kwargs", {}).get("tex_template") or config.tex_template
-        where += [plain(template), tex_programs(template.tex_compiler)]
+        where += [plain(template), tex_programs(str(template.tex_compiler))]
     return cls.__name__ + "|" + plain(args) + "|" + ",".join(where)
 
 

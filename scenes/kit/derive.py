@@ -176,7 +176,9 @@ def slide(scene: Any, moves: Sequence[tuple[Mobject, Mobject]], drops: Sequence[
         note(book, entry, {"op": op, "shows": [book.meta[id(source)]["label"]], "motion": "slide"})
     for entry, _ in drops:
         note(book, entry, {"op": op, "shows": [], "motion": "drop"})
-    scene.add(*[e for e, _ in moves])
+    # boxes under their numbers, in a render as in the fast path (an Appear of a mobject already
+    # added by another animation of the same play does not add it again)
+    scene.add(*[b for _, b in drops], *[e for e, _ in drops], *[e for e, _ in moves])
     anims = [Fly(e, s, match=True) for e, s in moves]
     anims += [a for e, b in drops for a in (Appear(b), Appear(e), Fly(e, e.get_center() + UP * 2 * b.height))]
     if anims:

@@ -17,6 +17,7 @@ import torch.nn.functional as F
 from conftest import assert_refused, assert_video_with_captions, build, cli, inputs_for, manifest
 from contract import layout_problems, oracle_problems
 from derivations import derivation_problems, moment_problems, watched
+from scenes.clips import causal_mask_five
 from scenes.clips.causal_mask_five import FiveSteps
 from scenes.kit.derive import Band
 from scenes.kit.expressions import Term
@@ -457,6 +458,24 @@ def test_derivations_show_their_sources_and_keep_the_contract_mid_motion(kind, c
     assert problems == [], "\n".join(problems[:20])
     shown = [r for r in built.manifest()["numbers"] if "where" in r.get("derivation", {})]
     assert len(moments) == len(shown)
+
+
+def test_a_table_split_over_two_pages_is_made_on_both(monkeypatch):
+    """When the whole step cannot keep the contract (forced here: no legal input was found that
+    needs it), the table's columns are made on the first page and the output on the second, each
+    in a band of its own page; the output's sources are not on that page, so they appear in place."""
+    real = causal_mask_five.keeps_contract
+    monkeypatch.setattr(causal_mask_five, "keeps_contract",
+                        lambda book, mob, area: len(mob.submobjects) < 4 and real(book, mob, area))
+    built, moments, problems = derived(inputs_for(CLIP))
+    assert problems == []
+    captions = [c for _, _, c in built.scene.captions]
+    assert len(captions) == 7 and captions[0] == captions[1]
+    made = {r["label"]: r["derivation"]["step"] for r in built.manifest()["numbers"]
+            if "where" in r.get("derivation", {})}
+    assert made == {"scores[1][0]": 1, "scaled[1][0]": 1, "weights[1][0]": 1, "output[1][0]": 2}
+    out = next(m for m in moments if m["label"] == "output[1][0]")
+    assert not any(it.get("mark") == "source" for it in out["items"])
 
 
 def test_planted_wrong_source_is_caught(monkeypatch):

@@ -113,26 +113,25 @@ class FiveSteps:
             return cell(self.book, g, row, col)
         return Term(f"{name}[{row}][{col}]", float(values[row][col]), decimals, at=self.names[row])
 
-    def derivations(self) -> tuple[list, list]:
-        """(the table's derivations by column, the output's)"""
+    def derivations(self) -> tuple[dict, list]:
+        """(the table's derivations by column name, the output's)"""
         book, s, t, (scores, scaled, masked, weights) = self.book, self.r.steps, self.r.track, self.table
         j, room = first_key(self.r), ex.room_for(self.grids)
         q = [cell(book, self.query, 0, c) if isinstance(self.query, MatrixGrid) else
              Term(f"q[{t}][{c}]", float(s.q[t][c]), 4, at=self.query) for c in range(len(s.q[t]))]
         k = [self.term("k", self.k, j, c, s.k, style.decimals_for(s.k)) for c in range(len(s.q[t]))]
-        made = {0: ex.dot(scores, (j, 0), cell(book, scores, j, 0), list(zip(q, k)), room)}
+        made = {"scores": ex.dot(scores, (j, 0), cell(book, scores, j, 0), list(zip(q, k)), room)}
         if self.divisor is not None:
-            made[1] = ex.divide(scaled, (j, 0), cell(book, scaled, j, 0), cell(book, scores, j, 0),
-                                    Term("scale", float(s.scale), 4, source=False))
+            made["scaled"] = ex.divide(scaled, (j, 0), cell(book, scaled, j, 0), cell(book, scores, j, 0),
+                                       Term("scale", float(s.scale), 4, source=False))
         visible = np.flatnonzero(~self.hidden)
         weight = cell(book, weights, j, 0)
-        if not len(visible):
-            made[3] = ex.said_as(weights, (j, 0), weight, WORK["nan"], "softmax")
-        elif len(visible) == 1:
-            made[3] = ex.said_as(weights, (j, 0), weight, WORK["one"], "softmax")
-        else:
-            made[3] = ex.softmax(weights, (j, 0), weight, cell(book, masked, j, 0),
-                                     [cell(book, masked, n, 0) for n in visible], room)
+        if len(visible) > 1:
+            made["weights"] = ex.softmax(weights, (j, 0), weight, cell(book, masked, j, 0),
+                                         [cell(book, masked, n, 0) for n in visible], room)
+        else:                     # no visible key (NaN), or one (its weight is 1 whatever its score)
+            made["weights"] = ex.said_as(weights, (j, 0), weight, WORK["one" if len(visible) else "nan"],
+                                         "softmax")
         z = cell(book, self.out, 0, 0)
         if not len(visible):
             return made, [ex.said_as(self.out, (0, 0), z, WORK["empty"], "weighted sum")]
@@ -163,10 +162,8 @@ class FiveSteps:
         lower.arrange(DOWN, buff=0.3)
         top = self.band(list(self.made.values()), [upper], lambda: upper.arrange(DOWN, buff=0.3), upper)
         low = self.band(self.output, [lower], lambda: lower.arrange(DOWN, buff=0.3), lower)
-        made = list(self.made.values())
-        return [Page(caption, upper, lambda: (self.upper(self.room(upper, top, made)), [])[-1], say[0]),
-                Page(caption, lower, lambda: (self.lower(self.room(lower, low, self.output)), [])[-1],
-                     say[1])]
+        return [Page(caption, upper, lambda: self.first(upper, top), say[0]),
+                Page(caption, lower, lambda: self.second(lower, low), say[1])]
 
     def band(self, made: list, groups: list, way, page) -> Band | None:
         """A band for `made` at the end of the groups, when the page still keeps the contract."""
@@ -192,9 +189,18 @@ class FiveSteps:
         return band
 
     def whole(self, page, band: Band | None, made: list) -> list:
+        """The page's reveal, once it is placed (its animations are played here: none are left)."""
         band = self.room(page, band, made)
         self.upper(band)
         self.lower(band)
+        return []
+
+    def first(self, page, band: Band | None) -> list:
+        self.upper(self.room(page, band, list(self.made.values())))
+        return []
+
+    def second(self, page, band: Band | None) -> list:
+        self.lower(self.room(page, band, self.output))
         return []
 
     def fill(self, g, d, band: Band | None, *also) -> None:
@@ -208,10 +214,10 @@ class FiveSteps:
     def upper(self, band: Band | None) -> None:
         scene, (scores, scaled, masked, weights) = self.scene, self.table
         scene.play(Appear(self.query), Appear(self.k), Appear(self.v))
-        self.fill(scores, self.made[0], band)
+        self.fill(scores, self.made["scores"], band)
         rows = range(scores.n_rows)
-        if 1 in self.made:
-            self.fill(scaled, self.made[1], band)
+        if "scaled" in self.made:
+            self.fill(scaled, self.made["scaled"], band)
         else:                      # not scaled: the scores move over as they are
             scene.play(Appear(derive.split(self.book, scaled)[0]), run_time=0.5)
             derive.slide(scene, [(scaled.entries[n][0], scores.entries[n][0]) for n in rows], op="divide")
@@ -219,7 +225,7 @@ class FiveSteps:
         seen = [n for n in rows if not self.hidden[n]]
         derive.slide(scene, [(masked.entries[n][0], scaled.entries[n][0]) for n in seen],
                      [(masked.entries[n][0], masked.boxes[n][0]) for n in rows if n not in seen], op="mask")
-        self.fill(weights, self.made[3], band)
+        self.fill(weights, self.made["weights"], band)
 
     def lower(self, band: Band | None) -> None:
         scene, hidden = self.scene, self.hidden

@@ -18,6 +18,7 @@ from scenes.kit.numbers import NumberBook, made_text
 SIZE = style.NUMBER_SIZE
 BUFF, TIGHT, CLOSE = 0.14, 0.03, 0.06   # between an expression's pieces; inside brackets; around "·"
 LEAST_ROOM = 9.0     # an expression may be this wide before terms are left out, however narrow the page
+FEWEST = 3           # a sum of this many terms is always shown whole (leaving one out saves little)
 
 
 @dataclass(eq=False)
@@ -113,15 +114,16 @@ def _buff(a: Any, b: Any) -> float:
 
 
 def joined(groups: list[list], room: float, rest: float) -> tuple[list, bool]:
-    """Groups of pieces joined by "+"; when that is wider than `room` (with `rest`, the width of
-    the rest of the expression), the first few, "…" and the last. (pieces, shortened?)"""
+    """Groups of pieces joined by "+"; when there are more than FEWEST and that is wider than
+    `room` (with `rest`, the width of the rest of the expression), the first few, "…" and the
+    last. (pieces, shortened?)"""
     def pieces(keep: list[int | None]) -> list:
         out: list = []
         for n, g in enumerate(keep):
             out += (["+"] if n else []) + (["…"] if g is None else groups[g])
         return out
     whole = pieces(list(range(len(groups))))
-    if len(groups) <= 2 or width(whole) + rest <= room:
+    if len(groups) <= FEWEST or width(whole) + rest <= room:
         return whole, False
     for first in range(len(groups) - 2, 0, -1):
         cut = pieces([*range(first), None, len(groups) - 1])

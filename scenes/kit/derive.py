@@ -68,7 +68,7 @@ def strip(scene: Any, page: Mobject, derivations: Sequence[Derivation]) -> Band 
     wide = scene.camera.frame_width - 2 * style.FRAME_MARGIN
     if top - bottom < band.height or band.width > wide:
         return None
-    return band.move_to([0.0, (top + bottom) / 2, 0.0])
+    return band.move_to(np.array([0.0, (top + bottom) / 2, 0.0]))
 
 
 def skip(book: NumberBook, d: Derivation, why: str) -> None:
@@ -179,7 +179,7 @@ def slide(scene: Any, moves: Sequence[tuple[Mobject, Mobject]], drops: Sequence[
     # boxes under their numbers, in a render as in the fast path (an Appear of a mobject already
     # added by another animation of the same play does not add it again)
     scene.add(*[b for _, b in drops], *[e for e, _ in drops], *[e for e, _ in moves])
-    anims = [Fly(e, s, match=True) for e, s in moves]
+    anims: list[Animation] = [Fly(e, s, match=True) for e, s in moves]
     anims += [a for e, b in drops for a in (Appear(b), Appear(e), Fly(e, e.get_center() + UP * 2 * b.height))]
     if anims:
         scene.play(*anims, run_time=(run_time or style.DERIVE_LEAST) * style.PACES[scene.pace])

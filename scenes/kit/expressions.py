@@ -172,7 +172,7 @@ def said_as(grid: Any, at: tuple[int, int], result: Term, words: str, op: str) -
 
 def draw(book: NumberBook, d: Derivation) -> VGroup:
     """The expression's mobjects, every number the book's, at scale 1."""
-    mobs = [book.num(p.label, p.value, p.decimals, size=SIZE,
+    mobs: list[Any] = [book.num(p.label, p.value, p.decimals, size=SIZE,
                      color=style.TRACK if p is d.result else style.TEXT) if isinstance(p, Term)
             else book.text(p, size=SIZE, font=font(p), color=style.MUTED) for p in d.pieces]
     for n in range(1, len(mobs)):

@@ -17,7 +17,8 @@ from scenes.kit.numbers import NumberBook, made_text
 
 SIZE = style.NUMBER_SIZE
 BUFF, TIGHT, CLOSE = 0.14, 0.03, 0.06   # between an expression's pieces; inside brackets; around "·"
-LEAST_ROOM = 9.0     # an expression may be this wide before terms are left out, however narrow the page
+LEAST_ROOM = 12.0    # an expression may be this wide (at scale 1: it never shrinks a page below 1.08) before
+                     # terms are left out, however narrow the page
 FEWEST = 3           # a sum of this many terms is always shown whole (leaving one out saves little)
 
 

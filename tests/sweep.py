@@ -6,7 +6,7 @@ in English, as in test_contract.py).
     .venv/bin/python tests/sweep.py --cases 50 --clip dropout --jobs 2
 
 Prints one line per failing case (its inputs and first problems) and a summary per clip;
-exit status 1 when any case fails. CI runs the same checks on a sample (SWEEP_CASES=25).
+exit status 1 when any case fails. CI runs the same checks on a sample (SWEEP_CASES=12).
 """
 import argparse
 import multiprocessing
@@ -31,7 +31,7 @@ def one(job):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cases", type=int, default=300)
-    ap.add_argument("--start", type=int, default=0, help="first seed (CI's sample is seeds 0-24)")
+    ap.add_argument("--start", type=int, default=0, help="first seed (CI's sample is seeds 0-11)")
     ap.add_argument("--clip", action="append")
     ap.add_argument("--jobs", type=int, default=2)
     args = ap.parse_args()

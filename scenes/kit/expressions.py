@@ -1,6 +1,6 @@
 """Expressions for derivations (scenes/kit/derive.py): the numbers a result is made from, as
 Terms (label, value, decimals, where on screen), and the operations that join them into one line
-("0.0000·1 + 1.0000·1 = 1.0000", "exp(0.7071) / (exp(0.0000) + exp(0.7071)) = 0.6698"), left
+("q₀·k₀ + q₁·k₁ = s", "exp(s₁) / (exp(s₀) + exp(s₁)) = a"; every number a book record), left
 shorter ("a + … + z") where the whole would be wider than the room. Measured without recording
 anything (the book records a number only when it is drawn: `draw`).
 """

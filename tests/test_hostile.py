@@ -1,5 +1,6 @@
 """Hostile and odd input: every option of every clip either passes its rules or fails with one
 line naming the option (exit 2, nothing written) — never a traceback, never exit 1."""
+import os
 import signal
 import subprocess
 import sys
@@ -129,13 +130,34 @@ def test_a_killed_render_leaves_the_previous_outputs_intact(tmp_path, sig):
         time.sleep(delay)
         proc.send_signal(sig)
         proc.wait()
-        for n in names:
-            now = (tmp_path / n).read_bytes()
-            assert now == before[n] or proc.returncode == 0, n   # old file, or the new one whole
-        if proc.returncode == 0:
-            before = {n: (tmp_path / n).read_bytes() for n in names}
+        now = {n: (tmp_path / n).read_bytes() for n in names}
+        changed = sorted(n for n in names if now[n] != before[n])
+        # the old set, or the new one whole (a Ctrl-C during the last renames waits for them)
+        assert changed in ([], sorted(names)), (sig, delay, proc.returncode, changed)
+        before = now
         assert probe(tmp_path / "weighted-average.mp4")["frames"] > 10
         assert not [p for p in tmp_path.iterdir() if p.suffix == ".part"]
+
+
+def test_ctrl_c_waits_for_the_set_of_outputs(tmp_path, monkeypatch):
+    """Every output of a render is written with Ctrl-C held (a planted write outside the block
+    shows SIGINT unblocked); a Ctrl-C inside the block is raised only when it ends."""
+    from scenes.pipeline import runner
+    from scenes.pipeline.files import signals_held
+    held, write = [], runner.write_atomic
+    def spy(path, data):
+        held.append(signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, []))
+        write(path, data)
+    monkeypatch.setattr(runner, "write_atomic", spy)
+    inputs = check("weighted-average", raw_inputs("weighted-average", None, {}))
+    runner.render_clip("weighted-average", inputs, "tiny", "mp4", tmp_path, dry_run=True)
+    assert held and all(held), held
+    order = []
+    with pytest.raises(KeyboardInterrupt):
+        with signals_held():
+            os.kill(os.getpid(), signal.SIGINT)
+            order.append("after the signal")
+    assert order == ["after the signal"]
 
 
 def test_limits_are_stated():

@@ -2,6 +2,10 @@
 from __future__ import annotations
 
 import os
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from scenes.kit import lang as language
@@ -30,3 +34,18 @@ def write_atomic(path: Path, data: str) -> None:
     tmp = path.with_name(f".{path.name}.part")
     tmp.write_text(data, encoding="utf-8")
     os.replace(tmp, path)
+
+
+@contextmanager
+def signals_held() -> Iterator[None]:
+    """Ctrl-C and SIGTERM wait until the block ends, so that a render's files are replaced as a
+    set (old video with new subtitles never happens). SIGKILL cannot wait: its window is the
+    few renames inside the block."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)

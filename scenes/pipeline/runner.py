@@ -15,7 +15,7 @@ from manim import config, tempconfig
 from scenes.kit import lang as language
 from scenes.kit.layout import frame
 from scenes.pipeline import holds
-from scenes.pipeline.files import srt_text, srt_time, stem, write_atomic  # noqa: F401  (re-exported)
+from scenes.pipeline.files import signals_held, srt_text, srt_time, stem, write_atomic  # noqa: F401  (re-exported)
 from scenes.pipeline.inputs import InputError, manifest_inputs
 from scenes.pipeline.jobs import QUALITIES, RenderJob  # noqa: F401  (QUALITIES: re-exported)
 from scenes.pipeline.leftovers import mark, sweep, work_dir
@@ -139,7 +139,8 @@ def render(job: RenderJob) -> list[Path]:
             shutil.rmtree(work, ignore_errors=True)
             discard(out, created)
             raise InputError("step", str(job.step), f"{job.clip} has {steps} steps: give 1 to {steps}")
-        return write_outputs(job, scene, shape, work)
+        with signals_held():
+            return write_outputs(job, scene, shape, work)
     finally:
         language.use(before)
         shutil.rmtree(work, ignore_errors=True)
@@ -152,7 +153,8 @@ def discard(out: Path, created: bool) -> None:
 
 
 def write_outputs(job: RenderJob, scene: Any, shape: dict, work: Path) -> list[Path]:
-    """Move the finished video into place whole, then write the manifest, script, srt and page."""
+    """Move the finished video into place whole, then write the manifest, script, srt and page
+    (called with Ctrl-C held: the files are replaced as one set)."""
     out, name, written = job.out, job.name, []
     if not job.dry_run:
         final = out / f"{name}.{job.format}"

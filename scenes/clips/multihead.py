@@ -4,8 +4,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from scenes.clips.multihead_parts import NARRATION, TensorView, error_card, info_lines, morph, shape_line
-from scenes.compute import heads as compute, provenance
+from scenes.clips.multihead_parts import (NARRATION, TensorView, error_card, info_lines, morph, moved,
+                                          shape_line, wrong_caption)
+from scenes.compute import heads as compute
 from scenes.kit import style
 from scenes.kit.anim import Appear, Vanish
 from scenes.kit.base import ClipScene
@@ -66,7 +67,7 @@ class Multihead(ClipScene):
     )
 
     def provenance(self) -> dict:
-        return provenance.head_layouts(self.result.layouts)
+        return compute.drawn_sources(self.result.layouts)
 
     def compute(self) -> compute.HeadTrack:
         i = self.inputs
@@ -145,6 +146,7 @@ class Multihead(ClipScene):
             self.play(*morph(self.view, view, [(self.frame, frame)]), Vanish(self.info), Appear(info),
                       run_time=style.RUN_TIME * 1.5)
             self.bring_to_front(*view.texts.values(), frame)   # the new cells appeared over them
+            moved(self.book, self.view, view, r.element)
         self.view, self.frame, self.info = view, frame, info
         return view
 
@@ -152,20 +154,6 @@ class Multihead(ClipScene):
         """How the wrong merge goes: no element moves (order), the tracked one stays or it moves."""
         r = self.result
         return "order" if not len(self.misplaced) else "stays" if r.wrong == r.merged else "moves"
-
-    def wrong_caption(self, emphasis: bool) -> Shown:
-        c, case = self.book.compose, self.case()
-        if case == "order":
-            return c("对照：不换回就直接 reshape；这里 {}，顺序不变，碰巧不出错。", self.unit_axes())
-        if case == "stays" and emphasis:
-            return c("错误合并：不换回就 reshape，{track} 碰巧不动，但有 {misplaced} 个元素错了位。",
-                     **self.slots(), misplaced=self.index("misplaced"))
-        if case == "stays":
-            return c("对照：不换回就直接 reshape，{} 碰巧不动，别的元素却错了位。", self.eid())
-        if emphasis:
-            return c("错误合并：不换回就 reshape，{track} 从正确的 {merged} 错到 {wrong}。",
-                     **self.slots("merged", "wrong"))
-        return c("对照：不换回就直接 reshape，{track} 会错到 {wrong}。", **self.slots("wrong"))
 
     # -- steps
     def projected(self) -> None:
@@ -242,7 +230,7 @@ class Multihead(ClipScene):
     def wrong_merge(self) -> None:
         r, c, case = self.result, self.book.compose, self.case()
         emphasis = self.inputs["wrong_merge"]
-        self.step("{}", self.wrong_caption(emphasis))
+        self.step("{}", wrong_caption(self, emphasis))
         count = {"misplaced": self.index("misplaced")} if emphasis and case != "order" else {}
         if case == "order":
             self.narrate(NARRATION["wrong.order"], self.unit_axes())

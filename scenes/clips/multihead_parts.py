@@ -137,6 +137,31 @@ def morph(old: TensorView, new: TensorView,
     return anims
 
 
+def moved(book: NumberBook, old: TensorView, new: TensorView, n: int) -> None:
+    """The tracked id, moved from its place in `old` to `new`: its record says from which label
+    (op "move", as a derivation of scenes/kit/derive.py says it), the first time that layout's id is made."""
+    label = new.label_of[n]
+    rec = next((r for r in book.records if r["label"] == label), None)
+    if rec is not None and "derivation" not in rec and label in book.sources:
+        rec["derivation"] = {"step": book.step, "op": "move", "shows": [old.label_of[n]], "motion": "morph"}
+
+
+def wrong_caption(scene: Any, emphasis: bool) -> Shown:
+    """Step 5's caption: no element moves (order), the tracked one stays, or it moves."""
+    c, case = scene.book.compose, scene.case()
+    if case == "order":
+        return c("对照：不换回就直接 reshape；这里 {}，顺序不变，碰巧不出错。", scene.unit_axes())
+    if case == "stays" and emphasis:
+        return c("错误合并：不换回就 reshape，{track} 碰巧不动，但有 {misplaced} 个元素错了位。",
+                 **scene.slots(), misplaced=scene.index("misplaced"))
+    if case == "stays":
+        return c("对照：不换回就直接 reshape，{} 碰巧不动，别的元素却错了位。", scene.eid())
+    if emphasis:
+        return c("错误合并：不换回就 reshape，{track} 从正确的 {merged} 错到 {wrong}。",
+                 **scene.slots("merged", "wrong"))
+    return c("对照：不换回就直接 reshape，{track} 会错到 {wrong}。", **scene.slots("wrong"))
+
+
 def info_lines(book: NumberBook, lines: Sequence[tuple[str, str]]) -> VGroup:
     """The lines above the tensor: (text, colour) pairs, left-aligned, under the title."""
     group = VGroup(*[book.label(t, color=c, size=style.LABEL_SIZE) for t, c in lines])

@@ -5,6 +5,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from scenes.compute.provenance import Source, head_layouts as layout_sources
+
 
 @dataclass(frozen=True)
 class HeadTrack:
@@ -60,3 +62,15 @@ def misplaced_by_wrong_merge(shape, heads):
 def head_split(d_model, heads):
     """(d, remainder) of D / H: the heads split evenly only when the remainder is 0."""
     return divmod(int(d_model), int(heads))
+
+
+def drawn_sources(layouts):
+    """Where each drawn id comes from (compute.provenance.head_layouts), under the labels the clip
+    draws it with: the passing "back" layout is drawn under the split's labels (transposing back
+    gives the split layout again, id for id), so the merge takes each id from a split label."""
+    out = {}
+    for label, src in layout_sources(layouts).items():
+        if not label.startswith("back"):
+            out[label] = Source(src.op, tuple("split" + s[len("back"):] if s.startswith("back") else s
+                                              for s in src.sources))
+    return out

@@ -3,15 +3,19 @@
 import numpy as np
 from manim import DOWN, RIGHT, Create, FadeIn, GrowArrow, Mobject, NumberPlane, VGroup, Write, config
 
-from scenes.clips.weighted_average_parts import GAP, NARRATION, Table, places, softmax_board, weight_bars
+from scenes.clips.weighted_average_parts import (GAP, divide_table, first_mix, first_of, first_score,
+                                                first_weight, laid_out, make, places, reserve, room,
+                                                softmax_board, softmax_table, spoken, weight_bars)
+from scenes.clips.weighted_average_words import DIVIDE_CAPTIONS, FAILS, NARRATION, mix_caption
 from scenes.compute import average as compute
-from scenes.kit import style
+from scenes.kit import expressions as ex, style
 from scenes.kit.anim import Appear
 from scenes.kit.base import ClipScene
+from scenes.kit.derive import Band
 from scenes.kit.blocks import proxy
 from scenes.kit.grids import MatrixGrid
 from scenes.kit.layout import content_center, fit
-from scenes.kit.page import speak
+from scenes.kit.page import named as slots_in, speak
 from scenes.kit.plane import arrow, place_tags, plane_for
 from scenes.kit.numbers import Shown
 from scenes.kit.inputs import integer, matrix, tokens
@@ -41,6 +45,9 @@ class WeightedAverage(ClipScene):
             Option('tokens', 'one label per row'),
         ),
     )
+
+    def provenance(self) -> dict:
+        return compute.provenance(self.result)
 
     def compute(self) -> compute.Lesson:
         widths = [self.book.label(self.book.user_text(t), size=style.LABEL_SIZE).width
@@ -101,13 +108,18 @@ class WeightedAverage(ClipScene):
 
     def beside_plane(self, table: Mobject) -> NumberPlane | None:
         """Draw the table: alone, or with two components right of the plane (returned)."""
+        plane = self.place(table)
+        self.play(*([Create(plane)] if plane is not None else []), Appear(table))
+        return plane
+
+    def place(self, table: Mobject) -> NumberPlane | None:
+        """Place the table: alone, or with two components right of the plane (returned, not drawn)."""
         if not self.planar():
-            self.play(Appear(fit(table).move_to(content_center())))
+            fit(table).move_to(content_center())
             return None
         r, y = self.result, content_center()[1]
         plane = plane_for(np.vstack([r.x, r.output[None, :]])).move_to([PLANE_X, y, 0])
         fit(table, SIDE_W).move_to([TABLE_X, y, 0])
-        self.play(Create(plane), Appear(table))
         return plane
 
     def planar(self) -> bool:
@@ -145,7 +157,6 @@ class WeightedAverage(ClipScene):
         self.step("查询 {} 与每个向量逐分量相乘再相加，得到点积分数。", query)
         q = r.query
         own = book.fmt(f"scores[{q}][0]", r.scores[q], places(r.scores))     # the query's score with itself
-        speak(self, NARRATION["dots"], query=query, self_score=own)
         self.clear_stage()
         components = [book.compose("r={}", book.index(f"component[{c}]", c)) for c in range(r.x.shape[1])]
         products = self.grid("products", r.products, places(r.products),
@@ -153,46 +164,26 @@ class WeightedAverage(ClipScene):
         head = book.text("逐分量乘积 {}[r] · xⱼ[r]", self.short(r.query), size=style.LABEL_SIZE, color=style.QUERY)
         scores = MatrixGrid(book, "scores", r.scores[:, None], places(r.scores), col_labels=["分数 s = Σ"],
                             col_color=style.ACCENT)
-        products = VGroup(head, products).arrange(DOWN, buff=0.3)
-        both = VGroup(products, scores).arrange(RIGHT, buff=0.6, aligned_edge=DOWN)
-        fit(both).move_to(content_center())
-        self.play(Appear(products))
-        self.play(*[Write(scores.entry(j, 0)) for j in range(len(r.x))], Appear(scores.box_group),
-                  Appear(scores.col_labels))
+        made = first_score(book, r, products, scores, products.width + scores.width)
+        both = VGroup(VGroup(head, products).arrange(DOWN, buff=0.3), scores).arrange(RIGHT, buff=0.6,
+                                                                                      aligned_edge=DOWN)
+        band = laid_out(self, VGroup(both), [made])
+        first = {"key": self.short(0), "score": spoken(book, made.result)} if band else {}
+        speak(self, NARRATION["dots"] + (NARRATION["dots.first"] if band else ()), query=query,
+              self_score=own, **first)
+        shell, rest = first_of(book, scores, [made], band)
+        self.play(Appear(both[0]), Appear(shell))
+        make(self, [made], band, rest)
 
     def why_not_divide(self) -> None:
         r, book = self.result, self.book
-        self.step({
-            "works": "直接除以分数之和？此例恰好可行；但分数可能为负，总和也可能为零：无法普遍得到概率权重。",
-            "zero": "直接除以分数之和？此例分数之和为零，无从相除：无法普遍得到概率权重。",
-            "negative": "直接除以分数之和？此例 s / Σs 出现负数，不是概率：无法普遍得到概率权重。",
-        }[r.case])
+        self.step(DIVIDE_CAPTIONS[r.case])
         d = places(r.scores)
         speak(self, NARRATION["divide." + r.case], **({"total": book.fmt("scores_sum[0][0]", r.scores_sum, d)}
                                                       if r.case == "zero" else {}))
         self.clear_stage()
-        columns = [("scores", r.scores, d, self.head(r"s_j"), None)]
-        sums = [("scores_sum", r.scores_sum, d)]
-        if r.ratios is not None:
-            ratio = self.head(r"s_j \,/ \textstyle\sum_k s_k")
-            columns.append(("ratios", r.ratios, places(r.ratios), ratio, None))
-            sums.append(("ratios_sum", r.ratios_sum, places(r.ratios)))
-        if r.case == "works":
-            shifted = self.head(r"s_j - \mathrm{mean}(s)")
-            columns.append(("shifted", r.shifted, places(r.shifted), shifted, None))
-            sums.append(("shifted_sum", r.shifted_sum, 0))
-        table = Table(book, columns, self.names(), self.colors(), sums,
-                      book.label("Σ", color=style.ACCENT, size=style.LABEL_SIZE))
-        if r.ratios is not None:
-            for j, v in enumerate(r.ratios):
-                if v < 0:
-                    table.grids[1].entry(j, 0).set_color(style.MASK)
-        fails = {
-            "works": "但像 s − mean(s) 这样有正有负、和为零的分数，s / Σs 无定义（除以零）"
-            if np.ptp(r.shifted) > 0 else "但分数减去均值后全为零、和为零，s / Σs 就无定义（除以零）",
-            "zero": "Σs 为零：s / Σs 无定义（除以零）",
-            "negative": "s / Σs 有负数（红色）：不是概率权重",
-        }[r.case]
+        table = divide_table(book, r, self.names(), self.colors(), self.head)
+        fails = FAILS["flat" if r.case == "works" and np.ptp(r.shifted) == 0 else r.case]
         note = VGroup(*([book.text("此例 s / Σs 非负、和为 {one}，恰好可用；", one=book.const(1), color=style.VALUE,
                                   size=style.LABEL_SIZE)]
                         if r.case == "works" else []),
@@ -207,33 +198,34 @@ class WeightedAverage(ClipScene):
             self.step("softmax：先减去最大分数m再取e的次方（权重不变、不会溢出），再除以总和；每项非负、总和为 {one}。",
                       one=book.const(1))
             shift = book.fmt("shift", r.shift, places(r.scores))
-            speak(self, NARRATION["softmax.stable"], m=shift)
+            says, slots = NARRATION["softmax.stable"], {"m": shift}
             formula = book.math(r"\alpha_j = \frac{e^{s_j}}{\sum_k e^{s_k}} = "
                                 r"\frac{e^{s_j - m}}{\sum_k e^{s_k - m}},\quad m = \max_k s_k = @", shift,
                                 size=HEAD_SIZE)
         else:
             self.step("softmax：取 e 的分数次方再除以总和，每项非负、总和为 {one}。", one=book.const(1))
             top = int(np.argmax(r.weights))
-            speak(self, NARRATION["softmax.equal" if r.equal else "softmax.plain"],
-                  weight=book.fmt(f"weights[{top}][0]", r.weights[top], 4))
+            says = NARRATION["softmax.equal" if r.equal else "softmax.plain"]
+            slots = {"weight": book.fmt(f"weights[{top}][0]", r.weights[top], 4)}
             formula = book.math(r"\alpha_j = \frac{e^{s_j}}{\sum_k e^{s_k}}", size=36)
         self.clear_stage()
-        exp_name = "exps_shifted" if r.stable else "exps"
-        columns = [("scores", r.scores, places(r.scores), self.head(r"s_j"), None)]
-        if r.stable:
-            columns.append(("scores_shifted", r.scores - r.shift, places(r.scores - r.shift),
-                            self.head(r"s_j - m"), None))
-        columns += [(exp_name, r.exps, 4, self.head(r"e^{s_j - m}" if r.stable else r"e^{s_j}"), None),
-                    ("weights", r.weights, 4, self.head(r"\alpha_j"), "weights")]
-        sums = [None] * (len(columns) - 2) + [(f"{exp_name}_sum", r.exps_sum, 4),
-                                              ("weights_sum", r.weights_sum, 4)]
-        table = Table(book, columns, self.names(), self.colors(), sums,
-                      book.label("Σ", color=style.ACCENT, size=style.LABEL_SIZE))
+        table = softmax_table(book, r, self.names(), self.colors(), self.head)
         bars = weight_bars(table, r.weights, [style.VALUE])
-        body = VGroup(table, bars)
-        fit(VGroup(formula, body).arrange(DOWN, buff=0.4)).move_to(content_center())
+        made = first_weight(book, table)
+        band = laid_out(self, VGroup(formula, VGroup(table, bars)).arrange(DOWN, buff=0.4), made)
+        if band is not None:       # the numbers the sentence says, as the expressions draw them
+            (score,), (_, total) = (d.terms() for d in made)
+            slots.update(key=self.short(0), **{k: spoken(book, t) for k, t in (
+                ("score", score), ("exp", made[0].result), ("total", total), ("alpha", made[1].result))})
+        speak(self, says + (NARRATION["softmax.first"] if band else ()), **slots)
+        (*others, exps, weights), (exps_sum, weights_sum) = table.grids, table.sums
+        (e_shell, e_rest), (w_shell, w_rest) = (first_of(book, g, m, band)
+                                                for g, m in ((exps, made[:1]), (weights, made[1:])))
         self.play(Write(formula))
-        self.play(Appear(table))
+        self.play(Appear(VGroup(*[m for m in table if m not in (exps, weights, exps_sum, weights_sum)])),
+                  Appear(e_shell), Appear(w_shell))
+        make(self, made[:1], band, e_rest, Appear(exps_sum))
+        make(self, made[1:], band, w_rest, Appear(weights_sum))
         self.play(FadeIn(bars, shift=RIGHT * 0.3))
 
     def mix(self) -> None:
@@ -241,26 +233,25 @@ class WeightedAverage(ClipScene):
         z = book.compose("z{}", book.index("query", r.query))
         d = places(np.concatenate([r.parts.ravel(), r.output]))
         n = self.count("rows", len(r.x))
-        if r.picked is not None:
-            pick = self.short(r.picked)
-            self.step("{z} = Σ αⱼ xⱼ：分数相差悬殊，权重几乎全给了 {pick}，{z} 几乎就是 {pick}。", z=z, pick=pick)
-        elif r.equal:
-            self.step("{z} = Σ αⱼ xⱼ：权重全相等，{z} 就是{rows}个向量的平均。", z=z, rows=n)
-        elif len(r.output) <= 3:
-            out = book.compose(", ".join("{}" for _ in r.output),
-                               *[book.fmt(f"output[0][{c}]", v, d) for c, v in enumerate(r.output)])
-            self.step("{z} = Σ αⱼ xⱼ = ({output})：{rows}个向量的混合，不是挑出其中一个。",
-                      z=z, output=out, rows=n)
-        else:
-            self.step("{z} = Σ αⱼ xⱼ（表的末行）：{rows}个向量的混合，不是挑出其中一个。", z=z, rows=n)
-        case, slots = (("picked", {"z": z, "pick": pick}) if r.picked is not None
-                       else ("equal", {"z": z, "rows": n}) if r.equal else ("mixed", {"z": z}))
-        plane = NARRATION["plane"] if self.planar() else ()      # the plane's sentence names z once more
-        speak(self, NARRATION["mix." + case] + plane, **slots)
+        pick = self.short(r.picked) if r.picked is not None else None
+        case, caption, slots = mix_caption(book, r, z, pick, n, d)
+        self.step(caption, **slots)
         self.clear_stage()
         parts = self.grid("parts", r.parts, d, [book.compose("α·{}", self.short(j)) for j in range(len(r.x))])
         total = self.grid("output", r.output[None, :], d, [z], [style.ACCENT])
-        plane = self.beside_plane(VGroup(parts, total).arrange(DOWN, buff=0.35, aligned_edge=RIGHT))
+        table = VGroup(parts, total).arrange(DOWN, buff=0.35, aligned_edge=RIGHT)
+        wide = SIDE_W if self.planar() else None
+        made = first_mix(book, r, parts, total, wide or max(table.width, ex.LEAST_ROOM))
+        band = reserve(book, side := VGroup(table), Band([made]), wide)
+        plane = self.place(side)
+        band = room(self, VGroup(side, *([plane] if plane is not None else [])), band, [made])
+        said = (NARRATION["mix." + case] + (NARRATION["plane"] if self.planar() else ())
+                + (NARRATION["mix.first"] if band else ()))
+        slots.update({"out": spoken(book, made.result)} if band else {})
+        speak(self, said, **slots_in("".join(said), slots))
+        shell, rest = first_of(book, total, [made], band)
+        self.play(*([Create(plane)] if plane is not None else []), Appear(parts), Appear(shell))
+        make(self, [made], band, rest)
         if plane is None:
             return
         tip = np.zeros(2)

@@ -1,5 +1,6 @@
 """Builders for the weighted-average clip: tables whose rows are the input positions,
-horizontal weight bars, step 6's board (the engine chooses its arrangement), the narration.
+horizontal weight bars, step 6's board (the engine chooses its arrangement), and the numbers
+made in front of the viewer (a score, a weight, a component of z: scenes/kit/derive.py).
 
 Every number goes through the NumberBook; every colour comes from style.
 """
@@ -10,13 +11,16 @@ from typing import Any, Sequence
 import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, Line, Mobject, Rectangle, VGroup
 
-from scenes.kit import style
+from scenes.kit import derive, expressions as ex, style
+from scenes.kit.anim import Appear
 from scenes.kit.arrays import colour_grid
 from scenes.kit.blocks import proxy
+from scenes.kit.derive import Band
+from scenes.kit.expressions import Derivation, Term
 from scenes.kit.grids import MatrixGrid
-from scenes.kit.layout import content_height, content_width
-from scenes.kit.numbers import NumberBook
-from scenes.kit.page import Area, Page, plan
+from scenes.kit.layout import content_center, content_height, content_width, fit
+from scenes.kit.numbers import NumberBook, Shown
+from scenes.kit.page import Area, Page, needed, plan
 
 GAP = 0.22            # between columns of numbers
 HEAD_GAP = 0.4        # between the heads of a table's columns
@@ -81,6 +85,43 @@ class Table(VGroup):
         return VGroup(*[g.boxes[i][0] for g in self.grids])
 
 
+def divide_table(book: NumberBook, r: Any, names: Sequence, colors: Sequence[str], head: Any) -> Table:
+    """Step 3's table: s_j and Σ, s / Σs where Σ is not zero (negative shares in red), and where it
+    works, the counter-example s − mean(s)."""
+    d = places(r.scores)
+    columns, sums = [("scores", r.scores, d, head(r"s_j"), None)], [("scores_sum", r.scores_sum, d)]
+    if r.ratios is not None:
+        columns.append(("ratios", r.ratios, places(r.ratios), head(r"s_j \,/ \textstyle\sum_k s_k"), None))
+        sums.append(("ratios_sum", r.ratios_sum, places(r.ratios)))
+    if r.case == "works":
+        columns.append(("shifted", r.shifted, places(r.shifted), head(r"s_j - \mathrm{mean}(s)"), None))
+        sums.append(("shifted_sum", r.shifted_sum, 0))
+    table = Table(book, columns, names, colors, sums, sigma(book))
+    for j, v in enumerate(r.ratios if r.ratios is not None else ()):
+        if v < 0:
+            table.grids[1].entry(j, 0).set_color(style.MASK)
+    return table
+
+
+def softmax_table(book: NumberBook, r: Any, names: Sequence, colors: Sequence[str], head: Any) -> Table:
+    """Step 4's table: s_j (and s_j − m), e^s with its sum, the weights with theirs."""
+    exp_name = "exps_shifted" if r.stable else "exps"
+    columns = [("scores", r.scores, places(r.scores), head(r"s_j"), None)]
+    if r.stable:
+        shifted = r.scores - r.shift
+        columns.append(("scores_shifted", shifted, places(shifted), head(r"s_j - m"), None))
+    columns += [(exp_name, r.exps, 4, head(r"e^{s_j - m}" if r.stable else r"e^{s_j}"), None),
+                ("weights", r.weights, 4, head(r"\alpha_j"), "weights")]
+    sums = [None] * (len(columns) - 2) + [(f"{exp_name}_sum", r.exps_sum, 4),
+                                          ("weights_sum", r.weights_sum, 4)]
+    return Table(book, columns, names, colors, sums, sigma(book))
+
+
+def sigma(book: NumberBook) -> Mobject:
+    """The Σ that names a table's row of sums."""
+    return book.label("Σ", color=style.ACCENT, size=style.LABEL_SIZE)
+
+
 def weight_bars(table: Table, weights: Sequence[float], colors: Sequence[str],
                 length: float = 2.2) -> VGroup:
     """A horizontal bar per row, right of the table, as long as the row's weight."""
@@ -130,43 +171,76 @@ def softmax_board(book: NumberBook, gram: MatrixGrid, tags: Sequence[Mobject], s
     return area.place((row if chosen is options[0][0] else stacked)(grids))
 
 
-# ---------------------------------------------------------------- narration (issue 17)
-# What the lecturer says after each step's caption, keyed by the step and the case the data are in
-# (the book's wording where it has one): each a tuple of sentences, every one a message id of its
-# own, their named slots ({rows}, {query}) filled by the NumberBook. "plane" follows the mix wherever
-# the plane is drawn; "matrix" is followed by one of its two endings.
-PURPOSE = ("注意力要做的是：当前位置提出查询，给各个位置打分，再把分数变成权重，按权重汇总这些位置的信息。"
-           "先看一个不含可训练投影的点积例子。")
-DIVIDE = "最直接的想法是把每个分数除以分数之和。"
-GENERAL = "所以这种做法无法普遍得到有效的概率权重。"
-SOFTMAX = ("softmax 可以完成这一步：先取 e 的分数次方，再除以这些指数的总和。"
-           "e 的次方总是正数，所以每项权重非负，除以总和后加起来为一。")
-MIX = "把每个输入向量乘上自己的权重，再把这些向量相加，就得到 {z}。"
-NARRATION = {
-    "inputs.plane": (PURPOSE, "{rows}个输入向量既是平面上的箭头，也是矩阵 X 的行；暂时选 {query} 作为查询。"),
-    "inputs.table": (PURPOSE, "{rows}个输入向量是矩阵 X 的行，每个有{cols}个分量，"
-                              "这里不画平面；暂时选 {query} 作为查询。"),
-    "dots": ("分数衡量查询与每个位置有多匹配，这里用点积："
-             "左表每一行是 {query} 与 xⱼ 的逐分量乘积，一行加起来就是分数 sⱼ。"
-             "查询与自己的点积是它长度的平方，此例为 {self_score}，不会是负数；与别的向量的点积却可正可负。",),
-    "divide.works": (DIVIDE, "此例分数都不为负，s / Σs 非负、和为一，确实能用。"
-                     "可分数可能为负，总和也可能为零：比如最右列减去均值后的分数，和为零，无从相除。", GENERAL),
-    "divide.zero": (DIVIDE, "此例分数之和恰为 {total}，除以零没有定义，一个权重也得不到。"
-                    "即使总和不为零，分数也可能为负，相除后会出现负的权重。", GENERAL),
-    "divide.negative": (DIVIDE, "此例有的分数为负，s / Σs 出现了负数，表中标成红色，负数不能当作概率。"
-                        "分数之和也可能恰为零，那时连除法都无从谈起。", GENERAL),
-    "softmax.plain": (SOFTMAX, "分数越大权重越大，此例最大的权重约为 {weight}，右边的柱子画出每个权重。"),
-    "softmax.equal": (SOFTMAX, "此例各项权重全相同，每项约为 {weight}，右边的柱子一样长。"),
-    "softmax.stable": ("softmax 取 e 的分数次方，再除以总和。"
-                       "此例分数较大；分数一大，e 的次方就大得难读，甚至溢出，所以先减去最大分数 m，这里 m = {m}；"
-                       "分子分母同乘一个常数，权重不变。最大的一项于是恰为一，每项非负，总和为一。",),
-    "mix.mixed": (MIX, "它按权重混合了输入向量的信息，作为查询位置的新表示；注意力并没有只从中挑出一个向量。"),
-    "mix.picked": (MIX, "分数相差悬殊，e 的次方放大了差距，几乎全部权重都给了 {pick}，其余接近零，"
-                   "{z} 几乎就是 {pick}；一般情况下，结果会混合多个输入。"),
-    "mix.equal": (MIX, "此例权重全相等，{z} 就是{rows}个输入向量的普通平均：各分量相加，再除以向量的个数。"),
-    "plane": ("平面上，加权后的箭头首尾相接，终点就是 {z}。",),
-    "matrix": ("循环换成矩阵乘法：scores = X Xᵀ，{rows}行{rows}列，行是提出查询的位置，列是提供信息的位置。"
-               "沿最后一维 dim={dim_last} 做 softmax，每个查询的权重之和才为一。",),
-    "matrix.cols_one": ("改成 dim={dim_rows} 不报错，归一化的却是每一列；此例行和碰巧为一，一般并不保证。",),
-    "matrix.cols": ("改成 dim={dim_rows} 不报错，归一化的却是每一列，各行的和不再都是一。",),
-}
+# ---------------------------------------------------------------- numbers made in front of the viewer
+def reserve(book: NumberBook, group: VGroup, band: Band, width: float | None = None,
+            buff: float = 0.4) -> Band | None:
+    """Put `band` under the group's pieces when, fitted into width x the content height with it,
+    every number still keeps the contract; else None and the group as it was."""
+    width = content_width() if width is None else width
+    group.add(band).arrange(DOWN, buff=buff)
+    if min(width / group.width, content_height() / group.height, 1.0) >= needed(book, group, style.LEGIBLE_H):
+        return band
+    group.remove(band).arrange(DOWN, buff=buff)
+    return None
+
+
+def laid_out(scene: Any, group: VGroup, made: Sequence[Derivation]) -> Band | None:
+    """Room for `made`: a band under the group where it keeps the contract (the group then fitted in
+    the content area), else room by the caption line, else none."""
+    band = reserve(scene.book, group, Band(made))
+    return room(scene, fit(group).move_to(content_center()), band, made)
+
+
+def room(scene: Any, page: Mobject, band: Band | None, made: Sequence[Derivation]) -> Band | None:
+    """The page's band, or room by the caption line, or none (the records say so)."""
+    if band is None:
+        band = derive.strip(scene, page, made)
+    for d in made if band is None else ():
+        derive.skip(scene.book, d, "no room")
+    return band
+
+
+def first_of(book: NumberBook, grid: MatrixGrid, made: Sequence[Derivation], band: Band | None) -> tuple:
+    """(shell, rest) of a grid whose first entries are made in front of the viewer where there is room."""
+    return derive.split(book, grid, [d.cell for d in made] if band is not None else [])
+
+
+def make(scene: Any, made: Sequence[Derivation], band: Band | None, rest: Mobject, *also: Any) -> None:
+    """The derivations (where there is room), then the rest of their grid at once."""
+    for d in made if band is not None else ():
+        derive.derive(scene, d, band)
+    scene.play(Appear(rest), *also, run_time=0.6)
+
+
+def spoken(book: NumberBook, t: Term) -> Shown:
+    """A number of an expression, for the narration (the same record as drawn)."""
+    return book.fmt(t.label, t.value, t.decimals)
+
+
+def alone(label: str, value: float, at: Mobject) -> Term:
+    """A number whose grid is not on this board: at the precision its value alone takes, coming from `at`."""
+    return Term(label, float(value), places([value]), at=at)
+
+
+def first_score(book: NumberBook, r: Any, products: MatrixGrid, scores: MatrixGrid,
+                width: float) -> Derivation:
+    """s₀ = x_q · x₀: the query's and the first key's components, from the names of their rows."""
+    names, q = products.row_labels, r.query
+    pairs = [(alone(f"x[{q}][{c}]", r.x[q, c], names[q]), alone(f"x[0][{c}]", r.x[0, c], names[0]))
+             for c in range(r.x.shape[1])]
+    return ex.dot(scores, (0, 0), ex.cell(book, scores, 0, 0), pairs, max(width, ex.LEAST_ROOM))
+
+
+def first_weight(book: NumberBook, table: Table) -> list[Derivation]:
+    """e^{s₀} (or e^{s₀ − m}) from its score, then α₀ = e^{s₀} / Σ from the e^s column and its sum."""
+    s, e, w = table.grids[-3], table.grids[-2], table.grids[-1]
+    exp = Derivation(e, (0, 0), "exp", ["exp(", ex.cell(book, s, 0, 0), ")", "=", ex.cell(book, e, 0, 0)])
+    return [exp, ex.divide(w, (0, 0), ex.cell(book, w, 0, 0), ex.cell(book, e, 0, 0),
+                           ex.cell(book, table.sums[0], 0, 0))]
+
+
+def first_mix(book: NumberBook, r: Any, parts: MatrixGrid, total: MatrixGrid, width: float) -> Derivation:
+    """z's first component = Σⱼ αⱼ · xⱼ[0], each pair coming from its row of α · xⱼ."""
+    pairs = [(Term(f"weights[{j}][0]", float(r.weights[j]), 4, at=parts.row_labels[j]),
+              alone(f"x[{j}][0]", r.x[j, 0], parts.row_labels[j])) for j in range(len(r.x))]
+    return ex.weighted(total, (0, 0), ex.cell(book, total, 0, 0), pairs, width)

@@ -13,6 +13,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from scenes.compute.provenance import Source
+
 PLAIN_EXP_LIMIT = 10.0     # e^s is drawn as it is while |max s| <= this (e^10 ~ 22026)
 SHOWN_ONE = 5e-5           # a weight within this of 1 is drawn as 1.0000: one input is picked
 
@@ -94,3 +96,44 @@ def lesson(x, query: int) -> Lesson:
         parts=weights[:, None] * x, output=weights @ x, gram=gram, rows=rows, cols=cols,
         rows_sums=rows.sum(-1), cols_sums=cols_sums,
         cols_sums_one=bool(np.all(np.abs(cols_sums - 1) < SHOWN_ONE)))
+
+
+def provenance(r: Lesson) -> dict[str, Source]:
+    """Where each label the clip draws comes from (issue 25): label -> provenance.Source.
+
+    products[j][r] <- x[q][r]·x[j][r]; scores[j][0] and gram[i][j] <- dot products of rows of x;
+    the sums (Σ rows) <- their terms; ratios <- score / Σ; shifted <- s − mean(s); shift <- the
+    largest scores; scores_shifted <- s − m; exps <- e^s; weights <- e^s / Σ e^s (the shifted ones
+    where the clip draws them); parts[j][c] <- weights[j]·x[j][c]; output[0][c] <- Σ_j weights[j]·x[j][c];
+    softmax_rows / softmax_cols <- their row / column of gram."""
+    n, width, q = r.x.shape[0], r.x.shape[1], r.query
+    x = lambda i, c: f"x[{i}][{c}]"
+    col = lambda name, j: f"{name}[{j}][0]"
+    every = lambda name: tuple(col(name, j) for j in range(n))
+    row_of = lambda i: [x(i, c) for c in range(width)]
+    out: dict[str, Source] = {}
+    top = tuple(col("scores", j) for j in np.flatnonzero(r.scores == r.scores.max()))
+    exp_name = "exps_shifted" if r.stable else "exps"
+    for j in range(n):
+        for c in range(width):
+            out[f"products[{j}][{c}]"] = Source("product", tuple(dict.fromkeys([x(q, c), x(j, c)])))
+            out[f"parts[{j}][{c}]"] = Source("product", (col("weights", j), x(j, c)))
+        out[col("scores", j)] = Source("dot", tuple(dict.fromkeys(row_of(q) + row_of(j))))
+        out[col("ratios", j)] = Source("divide", (col("scores", j), "scores_sum[0][0]"))
+        out[col("shifted", j)] = Source("subtract mean", every("scores"))
+        out[col("scores_shifted", j)] = Source("subtract", (col("scores", j), "shift"))
+        out[col("exps", j)] = Source("exp", (col("scores", j),))
+        out[col("exps_shifted", j)] = Source("exp", (col("scores_shifted", j),))
+        out[col("weights", j)] = Source("divide", (col(exp_name, j), f"{exp_name}_sum[0][0]"))
+        for i in range(n):
+            out[f"gram[{i}][{j}]"] = Source("dot", tuple(dict.fromkeys(row_of(i) + row_of(j))))
+            out[f"softmax_rows[{i}][{j}]"] = Source("softmax", tuple(f"gram[{i}][{k}]" for k in range(n)))
+            out[f"softmax_cols[{i}][{j}]"] = Source("softmax", tuple(f"gram[{k}][{j}]" for k in range(n)))
+        for name in ("softmax_rows", "softmax_cols"):
+            out[col(f"{name}_sums", j)] = Source("sum", tuple(f"{name}[{j}][{k}]" for k in range(n)))
+    for c in range(width):
+        out[f"output[0][{c}]"] = Source("weighted sum", every("weights") + tuple(x(j, c) for j in range(n)))
+    for name in ("scores", "ratios", "shifted", "exps", "exps_shifted", "weights"):
+        out[f"{name}_sum[0][0]"] = Source("sum", every(name))
+    out["shift"] = Source("max", top)
+    return out

@@ -65,3 +65,16 @@ def moment_problems(manifest, moments, expected, names=None, marks=None, deps=No
         if aim != [[m["label"]]]:
             out.append(f"mid-motion: {m['label']}: the target frame covers {aim}")
     return out
+
+
+def flow_problems(manifest, moments, deps):
+    """Shapes that flow (scenes/clips/shape_flow.py), at each flow's moment (every copy landed, the
+    line not shown yet): the legibility contract; each size made this way shows exactly the sources
+    the test's own rule gives (`deps`), as its `from` does."""
+    at = {"frame": manifest["frame"], "numbers": manifest["numbers"]}
+    out = [f"mid-flow ({m['label']}): {p}" for m in moments if "flow" in m
+           for p in layout_problems({**at, "layout": [m]})]
+    made = {r["label"] for r in derivations(manifest) if r["derivation"].get("motion") == "flow"}
+    out += [f"{label}: made by a flow, never seen landing" for label in made
+            - {lab for m in moments for lab in m.get("flow", ())}]
+    return out + derivation_problems(manifest, deps)

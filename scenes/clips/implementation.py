@@ -5,6 +5,7 @@ from types import SimpleNamespace
 
 from scenes.clips import implementation_parts as parts
 from scenes.clips.implementation_parts import digits
+from scenes.clips.shape_flow import flow
 from scenes.compute import implementation as compute
 from scenes.kit.anim import Appear
 from scenes.kit.base import ClipScene
@@ -56,6 +57,9 @@ class Implementation(ClipScene):
         return SimpleNamespace(shapes=shapes, widths=compute.out_widths(d_model, heads),
                                check=compute.sdpa_check(shapes.heads, self.inputs["seed"]))
 
+    def provenance(self) -> dict:
+        return compute.shape_sources()
+
     def construct(self) -> None:
         self.listing = parts.code_listing(self.book, self.result.shapes)
         self.band = None
@@ -84,8 +88,9 @@ class Implementation(ClipScene):
                 self.play(self.band.animate.become(band), run_time=0.4)
                 band = self.band
             self.band = band
-            if note is not None:
-                self.play(Appear(note), run_time=0.5)
+            if note is not None:     # its sizes made from those above (and the code's numbers)
+                above = [self.listing.notes[j] for j in range(i - 1, -1, -1) if j in self.listing.notes]
+                flow(self, note, [self.listing.codes[i], *above])
             self.wait(0.3)
 
     # -- steps
@@ -114,6 +119,10 @@ class Implementation(ClipScene):
         else:
             self.narrate("view 再把它拆成 {heads} 个头，transpose 交换位置轴和头轴，得到 {shape}，每头宽 d = {head_dim}。",
                          **said)
+        self.narrate("每行的形状都由上面已有的数得到：qkv 的最后一维 {qkv} 是权重的行数，chunk 把它除以 {chunks} 得 {q}，"
+                     "view 用上 H = {heads} 和 d = {head_dim}，transpose 再把位置轴和头轴换位。",
+                     qkv=book.index("shape.qkv[2]", s.qkv[2]), chunks=self.const("chunks", c.CHUNKS),
+                     q=book.index("shape.q[2]", s.q[2]), heads=slots["heads"], head_dim=slots["head_dim"])
         self.play(Appear(self.listing.codes), run_time=0.8)
         self.walk(range(1, 9))
 
@@ -135,6 +144,8 @@ class Implementation(ClipScene):
         else:
             self.narrate("T = {} 时只有对角线，没有未来位置可遮；softmax 照常沿最后一维归一化。",
                          self.book.index("shape.mask[0]", s.mask[0]))
+        self.narrate("分数的最后一维 {keys} 是 k 的长度 T，mask 的两维都取 T = {t}；softmax 只归一化，形状原样留下。",
+                     keys=book.index("shape.scores[3]", s.scores[3]), t=book.index("shape.mask[0]", s.mask[0]))
         self.walk(range(9, 13))
 
     def merge(self) -> None:
@@ -154,6 +165,11 @@ class Implementation(ClipScene):
                          "最后 self.proj 这个输出投影混合不同头的信息，输出 {out}，与输入同宽。",
                          context=shown["context"], back=self.shape("back"), merged=shown["merged"],
                          out=self.shape("out"))
+        s, book = self.result.shapes, self.book
+        self.narrate("上下文的最后一维 {head_dim} 来自 v 的每头宽度；reshape 把 {heads} 乘 {head_dim} 合并回 {width}，"
+                     "输出投影的宽度是它权重的行数 {out}。", head_dim=book.index("shape.context[3]", s.context[3]),
+                     heads=book.index("shape.back[2]", s.back[2]), width=book.index("shape.merged[2]", s.merged[2]),
+                     out=book.index("shape.out[2]", s.out[2]))
         self.walk(range(13, 16))
 
     def d_out(self) -> None:

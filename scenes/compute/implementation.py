@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from scenes.compute.provenance import Source
+
 # The numbers written in the listing (each one is also what the computation below uses).
 QKV_FACTOR = 3          # nn.Linear(D, 3 * D): Q, K and V in one projection
 CHUNKS = 3              # .chunk(3, dim=-1)
@@ -74,6 +76,38 @@ def code_shapes(shape: tuple, heads: int) -> CodeShapes:
     return CodeShapes(x.shape, d, w_qkv.shape, w_proj.shape, qkv.shape, q.shape, split.shape,
                       q_h.shape, scores.shape, future.shape, int(future.sum()), weights.shape,
                       context.shape, back.shape, merged.shape, out.shape)
+
+
+def _swapped(name: str, dims: int = 4) -> list:
+    """transpose(HEAD_SWAP)'s sizes: each from the axis it takes."""
+    order = list(range(dims))
+    order[HEAD_SWAP[0]], order[HEAD_SWAP[1]] = order[HEAD_SWAP[1]], order[HEAD_SWAP[0]]
+    return [(f"shape.{name}[{k}]",) for k in order]
+
+
+def shape_sources() -> dict:
+    """Where each size of the listing's shapes comes from (issue 25): the sizes of the line before
+    (or of x, the weights) and the code's numbers it is made from, by the line's operation: label ->
+    Source. The structure only, no values: it holds for every B, T, D and H."""
+    dim = lambda name, *ks: tuple(f"shape.{name}[{k}]" for k in ks)    # noqa: E731
+    rules: dict[str, tuple[str, list[tuple[str, ...]]]] = {
+        "qkv": ("linear", [dim("x", 0), dim("x", 1), dim("qkv_weight", 0)]),        # x @ W.T: W's rows
+        "q": ("chunk", [dim("qkv", 0), dim("qkv", 1), dim("qkv", 2) + ("code.chunks",)]),
+        "split": ("view", [dim("q", 0), dim("q", 1), ("heads",), ("shape.head_dim",)]),   # view(B, T, H, d)
+        "heads": ("transpose", _swapped("split")),
+        "scores": ("matmul", [dim("heads", 0), dim("heads", 1), dim("heads", 2), dim("heads", 2)]),  # k's T
+        "mask": ("slice", [dim("x", 1), dim("x", 1)]),                                   # future[:T, :T]
+        "weights": ("softmax", [dim("scores", k) for k in range(4)]),
+        "context": ("matmul", [dim("weights", 0), dim("weights", 1), dim("weights", 2), dim("heads", 3)]),
+        "back": ("transpose", _swapped("context")),
+        "merged": ("reshape", [dim("back", 0), dim("back", 1), dim("back", 2, 3)]),       # H·d back into D
+        "out": ("linear", [dim("merged", 0), dim("merged", 1), dim("proj_weight", 0)]),
+    }
+    out = {"shape.head_dim": Source("floor divide", ("shape.x[2]", "heads")),
+           "shape.chunks": Source("chunk", ("code.chunks",))}
+    for name, (op, sizes) in rules.items():
+        out.update({f"shape.{name}[{k}]": Source(op, tuple(s)) for k, s in enumerate(sizes)})
+    return out
 
 
 @dataclass(frozen=True)

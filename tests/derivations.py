@@ -78,3 +78,24 @@ def flow_problems(manifest, moments, deps):
     out += [f"{label}: made by a flow, never seen landing" for label in made
             - {lab for m in moments for lab in m.get("flow", ())}]
     return out + derivation_problems(manifest, deps)
+
+
+def size_sources(lines, base, scalars=()):
+    """label -> the sizes a line's shape depends on, by torch: `lines` maps a shape's name to (the
+    labels of the sizes its line is run on, the line run by torch on tensors of those sizes); each
+    size is changed alone (+1, −1, ×2, ×3; a run torch refuses is left out) and the line run again:
+    the sizes that change a label are its sources. `scalars`: names whose line gives one number."""
+    out = {}
+    for name, (args, line) in lines.items():
+        ref = tuple(line(*[base[a] for a in args]))
+        labels = [name] if name in scalars else [f"{name}[{k}]" for k in range(len(ref))]
+        deps = {label: set() for label in labels}
+        for m, a in enumerate(args):
+            for v in {base[a] + 1, base[a] - 1, 2 * base[a], 3 * base[a]} - {0}:
+                try:
+                    got = tuple(line(*[v if n == m else base[x] for n, x in enumerate(args)]))
+                except RuntimeError:
+                    continue
+                deps.update({lab: deps[lab] | {a} for lab, old, new in zip(labels, ref, got) if old != new})
+        out.update(deps)
+    return out

@@ -9,7 +9,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from conftest import assert_refused, assert_video_with_captions, build, cli, inputs_for, manifest
-from derivations import flow_problems, watched
+from derivations import flow_problems, size_sources, watched
 from scenes.compute import implementation as compute
 from scenes.compute.provenance import Source
 from scenes.kit.anim import Appear
@@ -266,21 +266,12 @@ LINES = {   # a shape: the sizes its line is run on, and the line (torch) on ten
 
 
 def torch_sources(inputs):
-    """label -> the sizes its line depends on: each size the line is run on is changed alone (+1, −1,
-    ×2, ×3) and the line run again by torch; a size that changes the label is one of its sources."""
+    """label -> the sizes its line depends on (derivations.size_sources: torch runs each line on
+    tensors of changed sizes)."""
     (b, t, d), h = inputs["shape"], inputs["heads"]
+    lines = {f"shape.{name}": line for name, line in LINES.items()}
     base = {**listing_oracle(b, t, d, h), **CODE, "heads": h}
-    out = {}
-    for name, (args, line) in LINES.items():
-        ref = tuple(line(*[base[a] for a in args]))
-        labels = [f"shape.{name}"] if name in ("head_dim", "chunks") else dims(name, len(ref))
-        deps = {label: set() for label in labels}
-        for m, a in enumerate(args):
-            for v in {base[a] + 1, base[a] - 1, 2 * base[a], 3 * base[a]} - {0}:
-                got = tuple(line(*[v if n == m else base[x] for n, x in enumerate(args)]))
-                deps.update({lab: deps[lab] | {a} for lab, old, new in zip(labels, ref, got) if old != new})
-        out.update(deps)
-    return out
+    return size_sources(lines, base, ("shape.head_dim", "shape.chunks"))
 
 
 def flow_case(inputs, lang="zh"):

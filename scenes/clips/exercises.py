@@ -3,19 +3,18 @@ computed and drawn: 3.1 weights aligned by transposing, 3.2 the wrapper's width,
 parameters of one attention module, and four supplementary exercises on masks and shapes."""
 import re
 
-from manim import LaggedStart
+from manim import VGroup
 
-from scenes.clips import exercises_answers as answers
-from scenes.clips.exercises_parts import code_name, fraction_rows, heading, question_card
+from scenes.clips import exercises_answers as answers, exercises_derive as reveal
+from scenes.clips.exercises_derive import EXERCISES, Rounds
+from scenes.clips.exercises_parts import code_name, fraction_rows
 from scenes.compute import exercises as compute
 from scenes.kit import style
-from scenes.kit.anim import Appear, Vanish
+from scenes.kit.anim import Appear
 from scenes.kit.base import ClipScene
 from scenes.kit.inputs import InputError, integer
 from scenes.kit.clip import Clip, Option
-from scenes.kit.page import named
 
-EXERCISES = ("3.1", "3.2", "3.3", "zeros", "shapes", "dim", "diagonal")   # book order
 BOOK_PARAMS = (768, 12)     # 3.3: GPT-2 small, D = 768, H = 12
 BOOK_SHAPES = (12, 3)       # the shapes exercise: D_o = 12, H = 3
 MAX_D, MAX_H, MAX_PAUSE = 4096, 64, 30
@@ -45,7 +44,7 @@ def rules(raw: dict) -> dict:
     return {"only": [e for e in EXERCISES if e in asked], "pause": pause, "params": params, "shapes": shapes}
 
 
-class Exercises(ClipScene):
+class Exercises(Rounds, ClipScene):
     spec = Clip(
         name="exercises", section="4.9", title="练习与答案",
         summary="4.9 习题 3.1–3.3 与补充题：提问、停顿，再计算并画出答案",
@@ -66,46 +65,13 @@ class Exercises(ClipScene):
                 "shapes": compute.head_shapes(*i["shapes"]), "dim": compute.wrong_axis(),
                 "diagonal": compute.diagonal_rows()}
 
+    def provenance(self):
+        return compute.sources(self.result)
+
     def construct(self):
         for name in self.inputs["only"]:
             getattr(self, "ex_" + name.replace(".", "_"))()
         self.end()
-
-    # -- shared by every exercise
-    def header(self, name):
-        """'习题 3.1' for the book's exercises, '补充题 1' for the supplementary ones."""
-        if name[0].isdigit():
-            return self.book.compose("习题 {}", self.book.section(f"ex.{name}", name))
-        return self.book.compose("补充题 {}", self.book.index(f"ex.{name}", EXERCISES.index(name) - 2))
-
-    def ask(self, name, caption, lines, say, **slots):
-        """The question step: caption, what the lecturer says (then the pause), the card and the
-        countdown, one dot a second. Each template takes the slots it names, {exercise} too."""
-        slots["exercise"] = self.header(name)
-        self.step(caption, **named(caption, slots))
-        self.narrate(say, **named(say, slots))
-        if self.inputs["pause"]:
-            self.narrate("先停 {} 秒，自己想一想。", self.book.index("pause", self.inputs["pause"]))
-        self.clear_stage()
-        card, dots = question_card(self.book, slots["exercise"], lines, self.inputs["pause"])
-        self.play(Appear(card))
-        if dots is not None:
-            self.play(LaggedStart(*[Vanish(d, run_time=1.0) for d in reversed(dots)], lag_ratio=1.0),
-                      run_time=float(self.inputs["pause"]))
-
-    def answer(self, name, caption, say, **slots):
-        """An answer step: caption and narration (each taking the slots it names), the heading."""
-        self.step(caption, **named(caption, slots))
-        self.narrate(say, **named(say, slots))
-        self.clear_stage()
-        self.play(Appear(heading(self.book, self.header(name))), run_time=0.4)
-
-    def show(self, parts, together=None, run_time=None):
-        """The answer's parts in turn: one at a time, or `together` of them in each play."""
-        n = 0
-        for count in together or [1] * len(parts):
-            self.play(*[Appear(p) for p in parts[n:n + count]], run_time=run_time)
-            n += count
 
     # -- 3.1 weights aligned by transposing
     def ex_3_1(self):
@@ -125,7 +91,7 @@ class Exercises(ClipScene):
                     "W_key 和 W_value 也同样转置后交给 {first}，两版从此用同一组权重。", first=v1, second=v2,
                     out_shape=book.coords("align.linear.shape", r.linear[0].shape),
                     in_shape=book.coords("align.v1.shape", r.v1[0].shape))
-        self.show(answers.align_weights(book, r, v1, v2), (1, 2, 1))
+        reveal.transposed(self, answers.align_weights(book, r, v1, v2))
         diff = book.fmt("align.max_diff", r.max_diff, style.decimals_for([r.max_diff]))
         if r.max_diff == 0:
             self.answer("3.1", "对齐后两版的输出完全相同：最大差为 {diff}。",
@@ -160,7 +126,7 @@ class Exercises(ClipScene):
                     d_out=book.index("wrap.d_out", r.d_out),
                     head_shape=book.coords("wrap.head_shape", r.outputs[0].shape),
                     concat_shape=book.coords("wrap.concat_shape", r.concat.shape))
-        self.show(answers.wrapper(book, r))
+        reveal.concatenated(self, answers.wrapper(book, r), r.d_out)
 
     # -- 3.3 the parameters of one attention module
     def ex_3_3(self):
@@ -177,7 +143,8 @@ class Exercises(ClipScene):
             book.text("这个模块一共有多少个可训练参数？")],
             "{exercise} {intro}Q、K、V 三个投影不带偏置，输出投影 out_proj 带偏置。"
             "这个模块一共有多少个可训练参数？", intro=intro, **sizes)
-        rows = answers.param_rows(book, r)
+        rows, made, band = answers.param_rows(book, r)
+        band = reveal.room(self, VGroup(*rows, band), band, made)
         self.answer("3.3", "Q、K、V：三个 D×D 投影，无偏置：{projections} × {weight} = {qkv}。",
                     "先数 Q、K、V：每个都是 D 到 D 的线性投影，权重形状 {square}，有 {weight} 个参数。"
                     "三个投影都不带偏置，合起来是 {projections} 乘 {weight}，等于 {qkv}。"
@@ -187,7 +154,7 @@ class Exercises(ClipScene):
                     square=book.coords("params.square", (r.d_model, r.d_model)), heads=sizes["heads"],
                     head_dim=book.index("params.head_dim", r.head_dim))
         self.play(Appear(rows[0]))
-        self.show(rows[1:5], run_time=0.5)
+        reveal.counts(self, rows[1:5], made[0], band, 0.5)
         total = book.grouped("params.total", r.total)
         self.step("加上输出投影的 D×D 权重和 D 个偏置：共 {} 个参数。", total)
         self.narrate("输出投影 out_proj 带偏置：权重 {out_weight} 个，偏置 {out_bias} 个。合计是 {coefficient} 乘 D 的 "
@@ -196,7 +163,11 @@ class Exercises(ClipScene):
                      out_bias=book.grouped("params.out_bias", r.out_bias),
                      coefficient=book.index("params.coefficient", r.coefficient),
                      power=book.index("params.power", r.power), total=total)
-        self.show(rows[5:], run_time=0.6)
+        self.narrate("三项相加：{qkv} 加 {out_weight} 再加 {out_bias}，得 {total}。", total=total,
+                     **{k: book.grouped(f"params.{k}", getattr(r, k)) for k in ("qkv", "out_weight",
+                                                                              "out_bias")})
+        reveal.counts(self, rows[5:8], made[1], band, 0.6)
+        self.play(Appear(rows[8]), run_time=0.6)
 
     # -- supplementary: all-zero scores under the causal mask
     def ex_zeros(self):
@@ -215,7 +186,13 @@ class Exercises(ClipScene):
                     "左边是分数加上掩码：对角线及其左边仍是 {score}，右上方的未来位置是负无穷。e 的负无穷次方等于零，"
                     "被遮住的位置得到零概率；剩下的位置分数相同，平分这一行的权重。于是{t}行依次是 {rows}，"
                     "右边的小数和行和也确认了这一点。", score=zero, t=t, rows=listed)
-        self.show(answers.zero_answer(book, r), run_time=0.6)
+        parts, made, band = answers.zero_answer(book, r)
+        self.narrate("以 {row} 的第一格为例：它的 exp({score}) 除以这一行可见位置的 exp 之和，得 {weight}。",
+                     row=book.compose("q{}", book.index(f"row[{made.cell[0]}]", made.cell[0])), score=zero,
+                     weight=book.fmt(made.result.label, made.result.value, made.result.decimals))
+        self.show(parts[:3], run_time=0.6)
+        reveal.make(self, parts[3][0], made, reveal.room(self, VGroup(*parts, band), band, [made]))
+        self.play(Appear(parts[3][1]), run_time=0.6)
 
     # -- supplementary: the shapes through split, scores and merge
     def ex_shapes(self):
@@ -237,9 +214,7 @@ class Exercises(ClipScene):
                     "分数只乘最后两轴，每个批次、每个头各有一张 T 乘 T 的表，形状 {scores}。"
                     "上下文交换回 {back} 之后，把最后两维合并成 {merged}，再由输出投影混合不同头的信息。",
                     head_dim=book.index("shapes.head_dim", r.head_dim), **shapes)
-        body = answers.shape_chain(book, r)
-        self.play(Appear(body[0]))
-        self.show(body[1:], run_time=0.5)
+        reveal.shapes_flow(self, *answers.shape_chain(book, r))
 
     # -- supplementary: softmax along the wrong axis
     def ex_dim(self):
@@ -256,7 +231,10 @@ class Exercises(ClipScene):
                     "左边是本章开头那组向量的分数。最后一维对应各个提供信息的位置，也就是键；dim={right} 沿这一维"
                     "归一化，每一行在所有键上分配权重。右边的行和都是 {one}：每个查询分配出去的权重之和为 {one}，"
                     "这才是加权平均。", right=right, one=one)
-        self.show(answers.dim_right(book, r, right), run_time=0.6)
+        self.narrate("以第一格为例：exp({own}) 除以第一行各个 exp 之和，得 {weight}。",
+                     own=book.fmt("dim.scores[0][0]", r.scores[0, 0], style.decimals_for(r.scores)),
+                     weight=book.fmt("dim.right[0][0]", r.right[0, 0]))
+        self.derived(answers.dim_right(book, r, right), 2)
         if r.rows_off:
             self.answer("dim", "dim={wrong} 不报错，却按列归一化：列和为 {one}，{rows}行的行和都不是 {one}。",
                         "改成 dim={wrong}，张量形状没有变，所以程序不会报错，计算含义却变了：softmax 沿每一列归一化，"
@@ -268,7 +246,8 @@ class Exercises(ClipScene):
                         "改成 dim={wrong}，张量形状没有变，所以程序不会报错，计算含义却变了：softmax 沿每一列归一化，"
                         "下面的列和都是 {one}。这组分数碰巧让每行的和也是 {one}，"
                         "但一般无法保证每个查询分配的总权重为 {one}。形状对了，不等于计算对了。", wrong=wrong, one=one)
-        self.show(answers.dim_wrong(book, r, right, wrong), run_time=0.6)
+        self.narrate("把第一列的权重相加，得到 {}：这是按列归一化。", book.fmt("dim.wrong_cols[0]", r.wrong_cols[0]))
+        self.derived(answers.dim_wrong(book, r, right, wrong), 2)
 
     # -- supplementary: the diagonal masked too
     def ex_diagonal(self):
@@ -288,4 +267,4 @@ class Exercises(ClipScene):
                     visible=book.fmt(f"diag.visible[{hide.first_empty}]", hide.visible[hide.first_empty], 0),
                     keep_visible=book.index("diag.keep_visible", keep.visible[0]),
                     keep_weight=book.fmt("diag.keep_weight", keep.weights[0][0]), **change)
-        self.show(answers.diagonal_answer(book, keep, hide, *change.values()), run_time=0.6)
+        self.derived(answers.diagonal_answer(book, keep, hide, *change.values()), 2)

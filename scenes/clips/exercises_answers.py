@@ -12,8 +12,11 @@ from manim import DOWN, LEFT, RIGHT, UP, VGroup
 
 from scenes.clips.exercises_parts import (arrow, big_number, column, fraction_grid, grid, in_a_row, place,
                                           queries, row_sums, tagged)
-from scenes.kit import style
+from scenes.clips.exercises_derive import counted, in_table, softmax_cell, sum_of
+from scenes.kit import expressions as ex, style
 from scenes.kit.columns import Table
+from scenes.kit.derive import Band
+from scenes.kit.expressions import cell
 from scenes.kit.notes import code, note
 from scenes.kit.numbers import NumberBook, Shown
 
@@ -107,12 +110,19 @@ def param_rows(book: NumberBook, r: Any) -> list:
              [book.text("合计", color=style.TRACK), total, None,
               big_number(book, "params.total", r.total, style.TRACK)]]
     table = Table(rows, aligns=(LEFT, LEFT, LEFT, RIGHT), gap=0.6, row_h=0.58)
+    n = [table.cells[i][3] for i in range(7)]
+    parts = {3: [(f"w_{k}", r.weight, i) for i, k in enumerate(("query", "key", "value"))],   # subtotal
+             6: [("qkv", r.qkv, 3), ("out_weight", r.out_weight, 4), ("out_bias", r.out_bias, 5)]}   # total
+    made = [sum_of(in_table(n[row], table), (0, 0), counted(f"params.{name}", value, n[row]),
+                  [counted(f"params.{k}", v, n[i]) for k, v, i in parts[row]], ex.room_for(table))
+            for row, name, value in ((3, "qkv", r.qkv), (6, "total", r.total))]
+    band = Band(made)
     sizes = book.text("D = {d_model}，H = {heads}，每头 d = D/H = {head_dim}：拆头只改变形状，不改变参数个数",
                       d_model=book.index("params.d", r.d_model), heads=book.index("params.heads", r.heads),
                       head_dim=book.index("params.head_dim", r.head_dim), size=style.LABEL_SIZE)
     warning = book.text("这只是一个注意力模块的参数，不是整个模型。", color=style.MASK)
-    place(VGroup(sizes, table, warning).arrange(DOWN, buff=0.4, aligned_edge=LEFT), most=1.15)
-    return [sizes, *table.rows(), warning]
+    place(VGroup(sizes, table, band, warning).arrange(DOWN, buff=0.4, aligned_edge=LEFT), most=1.15)
+    return [sizes, *table.rows(), warning], made, band
 
 
 def shape_chain(book: NumberBook, r: Any) -> list:
@@ -137,7 +147,7 @@ def shape_chain(book: NumberBook, r: Any) -> list:
                       heads=book.index("shapes.heads", r.heads),
                       head_dim=book.index("shapes.head_dim", r.head_dim), color=style.ACCENT)
     place(VGroup(sizes, table).arrange(DOWN, buff=0.45, aligned_edge=LEFT), most=1.15)
-    return [sizes, *table.rows()]
+    return sizes, list(table.rows()), table
 
 
 # ------------------------------------------------------------------ the supplementary answers
@@ -148,10 +158,11 @@ def zero_answer(book: NumberBook, r: Any) -> list:
     fracs = fraction_grid(book, "zeros", r.fractions, hidden, "softmax：分数")
     decimals = grid(book, "zeros.weights", r.weights, 4, "小数", hidden=hidden, heat="weights")
     sums = VGroup(decimals, row_sums(book, "zeros.sums", r.sums)).arrange(RIGHT, buff=0.2, aligned_edge=UP)
-    link = arrow(book)
+    made = softmax_cell(book, decimals, masked, hidden)
+    band, link = Band([made]), arrow(book)
     in_a_row(masked, link, VGroup(fracs, sums).arrange(DOWN, buff=0.4, aligned_edge=LEFT), buff=0.6,
-             link=link, to=masked)
-    return [masked, link, fracs, sums]
+             link=link, to=masked, below=band)
+    return [masked, link, fracs, sums], made, band
 
 
 def dim_right(book: NumberBook, r: Any, right: Shown) -> list:
@@ -160,7 +171,9 @@ def dim_right(book: NumberBook, r: Any, right: Shown) -> list:
     link = arrow(book, "softmax(dim={}) →", right)
     weights = grid(book, "dim.right", r.right, 4, book.compose("dim={}", right), heat="weights")
     sums = row_sums(book, "dim.right_rows", r.right_rows)
-    return in_a_row(scores, link, weights, sums, link=link, to=scores)
+    made = softmax_cell(book, weights, scores, np.zeros(r.scores.shape, bool))
+    band = Band([made])
+    return in_a_row(scores, link, weights, sums, link=link, to=scores, below=band)[:-1], made, band
 
 
 def dim_wrong(book: NumberBook, r: Any, right: Shown, wrong: Shown) -> list:
@@ -177,7 +190,11 @@ def dim_wrong(book: NumberBook, r: Any, right: Shown, wrong: Shown) -> list:
     right = VGroup(bad, row_sums(book, "dim.wrong_rows", r.wrong_rows, colors)).arrange(RIGHT, buff=0.2,
                                                                                       aligned_edge=UP)
     cols.next_to(bad.box_group, DOWN, buff=0.2).align_to(bad.box_group, LEFT)
-    return in_a_row(left, VGroup(right, cols), buff=1.2)
+    made = sum_of(cols, (0, 0), cell(book, cols, 0, 0), [cell(book, bad, k, 0) for k in range(bad.n_rows)],
+                 ex.room_for(bad))
+    band = Band([made])
+    in_a_row(left, VGroup(right, cols), buff=1.2, below=band)
+    return [left, right, cols], made, band
 
 
 def diagonal_answer(book: NumberBook, keep: Any, hide: Any, d1: Shown, d0: Shown) -> list:
@@ -190,4 +207,8 @@ def diagonal_answer(book: NumberBook, keep: Any, hide: Any, d1: Shown, d0: Shown
     compare = note(book, "对照 diagonal={old}：第一行可见 {keep_visible} 个键（它自己），权重为 {keep_weight}",
                    old=d1, keep_visible=book.index("diag.keep_visible", keep.visible[0]),
                    keep_weight=book.fmt("diag.keep_weight", keep.weights[0][0]))
-    return in_a_row(masked, link, weights, seen, below=compare, link=link, to=masked)
+    made = softmax_cell(book, weights, masked, np.isinf(hide.masked), nan_first=True)
+    band = Band([made])
+    in_a_row(masked, link, weights, seen, below=VGroup(compare, band).arrange(DOWN, buff=0.4), link=link,
+             to=masked)
+    return [masked, link, weights, seen, compare], made, band

@@ -108,9 +108,9 @@ def oracle(inputs):
     for name in ("on", "off"):
         y, y2, change = f[name]
         o[f"{name}.prefix_max"] = rule(change[:, :prefix].max())
-        for c in range(d):
-            o[f"{name}.y[0][{prefix - 1}][{c}]"] = float(y[0, prefix - 1, c])
-            o[f"{name}.y2[0][{prefix - 1}][{c}]"] = float(y2[0, prefix - 1, c])
+        for idx in np.ndindex(b, t, d):      # the zoom shows one position's outputs (issue 25: the largest change)
+            o[f"{name}.y" + "".join(f"[{k}]" for k in idx)] = float(y[idx])
+            o[f"{name}.y2" + "".join(f"[{k}]" for k in idx)] = float(y2[idx])
     for i in range(b):
         for j in range(t):
             o[f"push[{i}][{j}]"] = rule(push[i, j])

@@ -2,18 +2,19 @@
 import re
 
 import numpy as np
-from manim import DOWN, RIGHT, UP, Create, FadeIn, Line, ReplacementTransform, Transform, VGroup
+from manim import DOWN, RIGHT, UP, Create, FadeIn, ReplacementTransform, Transform, VGroup
 
 from scenes.clips import dropout_parts as parts, dropout_words as words
 from scenes.clips.dropout_words import DECIMALS, NARRATION, one, zero
 from scenes.compute import dropout as compute
-from scenes.kit import style
+from scenes.kit import derive, style
 from scenes.kit.anim import Appear, Vanish
 from scenes.kit.base import ClipScene
 from scenes.kit.columns import Table
-from scenes.kit.layout import content_height, content_width, fit
+from scenes.kit.derive import Band
+from scenes.kit.layout import content_width, fit
 from scenes.kit.notes import note
-from scenes.kit.page import Area
+from scenes.kit.page import number_heights
 from scenes.kit.inputs import InputError, integer, number, vector
 from scenes.kit.clip import Clip, Option
 
@@ -76,6 +77,9 @@ class Dropout(ClipScene):
         return compute.dropout_lesson(i["weights"], i["p"], i["mode"], i["masks"],
                                       i["samples"], i["seed"])
 
+    def provenance(self) -> dict:
+        return compute.provenance(self.result)
+
     def construct(self) -> None:
         self.show_row()
         self.one_mask_at_a_time()
@@ -99,6 +103,7 @@ class Dropout(ClipScene):
     # -- step 1
     def show_row(self) -> None:
         r, book = self.result, self.book
+        self.mode = self.mode_line()
         total = book.fmt("weight_sum", r.weight_sum, DECIMALS)
         self.step("softmax 之后的一行权重：dropout 之前，行和为 {}。", total)
         if r.mode == "eval":
@@ -111,26 +116,31 @@ class Dropout(ClipScene):
         self.rows_note = (note(book, "评估模式：掩码不起作用，每行都是原权重 a") if r.mode == "eval" else
                           note(book, "每行：掩码 m 保留的项 × {one}/({one}−p)，丢弃的项为 {zero}", one=one(book),
                                zero=zero(book)))
-        self.under_mode_line(t, TOP_Y - style.CONTENT_BOTTOM - 0.9 - self.rows_note.height, 1.3)
-        fit(self.rows_note, content_width()).next_to(t, DOWN, buff=0.3)
+        self.worked = parts.worked(r) if r.mode == "train" else (0, 0)
+        self.made = (parts.entry_made(book, r, t, self.mode, *self.worked),
+                     parts.sum_made(book, t, self.worked[0] + 2, len(r.weights))) if r.mode == "train" else ()
+        self.band = self.place_rows(t)
         first = Table([parts.head(book, r, "位置")[:-1], parts.weights_row(book, r)[:-1]], row_h=0.56)
         self.under_mode_line(first, 1.6, 1.3)          # the row alone
         self.first = (first.row(0), first.row(1), first.rule(1))
-        self.row_bars = self.weight_bars(first)
+        self.row_bars = parts.weight_bars(r, first)
         head, row, rule = self.first
-        self.play(Appear(self.mode_line()), Appear(head), Appear(row), Create(rule))
+        self.play(Appear(self.mode), Appear(head), Appear(row), Create(rule))
         self.play(FadeIn(self.row_bars, shift=UP * 0.3))
 
-    def weight_bars(self, t: Table) -> VGroup:
-        """The weights as bars under their columns, in the room the mask rows take later."""
-        r = self.result
-        top = t.y(1) - t.row_h * t.zoom() / 2 - 0.3
-        height = min(2.4, top - style.CONTENT_BOTTOM - 0.3)
-        xs = [t.x(i + 1) for i in range(len(r.weights))]
-        width = 0.5 * min(t.widths[1:-1]) * t.zoom()
-        bars = parts.plain_bars(r.weights, xs, height / float(r.weights.max()), width)
-        base = Line([t.x(1) - width, 0, 0], [t.x(len(r.weights)) + width, 0, 0], color=style.GRID_LINE)
-        return VGroup(bars, base).shift(UP * (top - height))
+    def place_rows(self, t: Table) -> Band | None:
+        """Step 2's table under the mode line and the note under it; between them the room for
+        the worked entry's expressions, where the table's numbers stay legible with it."""
+        room = TOP_Y - style.CONTENT_BOTTOM - 0.9 - self.rows_note.height
+        band = Band(self.made) if self.made else None
+        page = VGroup(t, *[band] if band else []).arrange(DOWN, buff=0.25)
+        self.under_mode_line(page, room, 1.3)
+        if band is not None and min(number_heights(self.book, t)) < style.LEGIBLE_H:
+            t.scale(1 / t.zoom())
+            page, band = t, None
+            self.under_mode_line(t, room, 1.3)
+        fit(self.rows_note, content_width()).next_to(page, DOWN, buff=0.3)
+        return band
 
     # -- step 2
     def one_mask_at_a_time(self) -> None:
@@ -148,14 +158,38 @@ class Dropout(ClipScene):
                 kept = set(words.drawn_sums(book, r)) == {1.0}
                 self.narrate(NARRATION["masks.kept" if kept else "masks.moved"], one=one(book),
                              zero=zero(book), scale=words.scale(book, r))
+        self.say(words.made_says(book, r, *self.worked))
         t = self.rows_table
         head, row, rule = self.first
+        band = self.band or (derive.strip(self, VGroup(self.mode, t, self.rows_note), self.made)
+                             if self.made else None)
+        for d in self.made if band is None else ():
+            derive.skip(book, d, "no room")
         self.play(Vanish(self.row_bars), ReplacementTransform(head, t.row(0)[:-1]),
                   ReplacementTransform(row, t.row(1)), ReplacementTransform(rule, t.rule(1, 0, t.n_cols - 2)))
         self.play(Appear(t.cells[0][-1]), Appear(self.rows_note), Create(t.rule(1)), Create(t.rule(2)))
         for k in range(len(r.masks)):
+            if k == self.worked[0] and (band is not None or r.mode == "eval"):
+                self.make_row(k, band)
+                continue
             self.play(FadeIn(t.row(k + 2), shift=DOWN * 0.15), run_time=0.6)
             self.wait(0.4)
+
+    def make_row(self, k: int, band: Band | None) -> None:
+        """The worked mask's row made in front of the viewer: its bits and P(m), then the worked
+        entry from its bit, weight and scale, the other entries at once, the row's sum from them
+        (eval mode: every entry slides over from the original row)."""
+        t, n = self.rows_table, len(self.result.weights)
+        cells = t.cells[k + 2]
+        self.play(Appear(cells[0]), Appear(cells[-1]), run_time=0.4)
+        if band is None:
+            derive.slide(self, [(cells[c + 1], t.cells[1][c + 1]) for c in range(n)], op="eval")
+            self.play(Appear(cells[n + 1]), run_time=0.4)
+            return
+        i = self.worked[1]
+        derive.derive(self, self.made[0], band)
+        self.play(*[Appear(cells[c + 1]) for c in range(n) if c != i], run_time=0.5)
+        derive.derive(self, self.made[1], band)
 
     # -- step 3
     def every_mask(self) -> None:
@@ -179,17 +213,24 @@ class Dropout(ClipScene):
             else:
                 self.narrate(NARRATION["every.train"], one=one(book), expected_sum=total,
                              prob_total=book.fmt("prob_total", r.prob_total, DECIMALS))
+        self.say(words.mean_says(book, r, parts.mean_entry(r)))
         self.clear_stage()
         table = parts.every_table(book, r)
         title = (note(book, "共 {} 个掩码", count, color=style.ACCENT) if listed == len(r.table.masks) else
                  note(book, "共 {count} 个掩码 · 列出概率最大的 {listed} 个", count=count,
                       listed=book.index("listed_masks", listed), color=style.ACCENT))
-        Area(content_width(), height=content_height() - 0.2, most=1.3).place(
-            VGroup(title, table).arrange(DOWN, buff=0.25))
+        made = parts.mean_made(book, r, table)
+        band = parts.every_page(self, title, table, made)
         summary = table.n_rows - 2
         self.play(Appear(title), Appear(table.row(0)), Create(table.rule(1)))
         self.play(Appear(table.rows(1, summary)), run_time=0.8)
-        self.play(Create(table.rule(summary)), Appear(table.rows(summary, table.n_rows)))
+        if band is None:
+            self.play(Create(table.rule(summary)), Appear(table.rows(summary, table.n_rows)))
+        else:           # the worked expectation from the listed masks, then the rest at once
+            self.play(Create(table.rule(summary)), Appear(table.cells[summary][0]))
+            derive.derive(self, made, band)
+            rest = [c for row in table.cells[summary:] for c in row[1:] if c is not None and c is not made.grid.entry]
+            self.play(*[Appear(c) for c in rest + [table.cells[-1][0]]], run_time=0.6)
         self.play(Create(table.band([summary, summary + 1])))
 
     # -- step 4
@@ -236,7 +277,7 @@ class Dropout(ClipScene):
         self.say(words.eval_says(book, r))
         self.clear_stage()
         table = parts.eval_table(book, r, p_eff)
-        rule = self.zero_rule()
+        rule = parts.zero_rule(book, r)
         check = note(book, "nn.Dropout 服从 model.eval()；要检查 softmax 的行和，应在 dropout 之前检查")
         lines = VGroup(fit(rule, content_width()), fit(check, content_width())).arrange(DOWN, buff=0.3)
         fit(table, content_width() - 0.5, TOP_Y - style.CONTENT_BOTTOM - 0.9 - lines.height, 1.3)
@@ -250,14 +291,3 @@ class Dropout(ClipScene):
         zeros = [table.band([i + 1], style.TRACK) for i in r.zeros]
         self.play(Appear(rule), *[Create(z) for z in zeros])
         self.play(Appear(check))
-
-    def zero_rule(self):
-        """Why a weight of 0 stays 0, said of this row's zeros (or as a rule when it has none)."""
-        r, book = self.result, self.book
-        z = zero(book)
-        why = (book.compose("评估模式原样输出，仍为 {}", z) if r.train_row is None     # eval at p = 1: no 1/(1-p)
-               else book.compose("m × {zero} / ({one}−p) = {zero}，保留或丢弃都仍为 {zero}", zero=z, one=one(book)))
-        if not r.zeros:
-            return note(book, "若原权重为 {zero}：{rule}（这一行没有为 {zero} 的项）", zero=z, rule=why)
-        return note(book, "{positions} 的原权重为 {zero}：{rule}", positions=words.positions(book, r.zeros),
-                    zero=z, rule=why, color=style.TRACK, size=style.BODY_SIZE)

@@ -7,13 +7,18 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from manim import DOWN, RIGHT, DashedLine, Line, Mobject, Rectangle, VGroup
+from manim import DOWN, RIGHT, UP, DashedLine, Line, Mobject, Rectangle, VGroup
 
-from scenes.clips.dropout_words import DECIMALS, MEAN_DECIMALS, one, p, scale
-from scenes.kit import style
+from scenes.clips.derive_cells import Lone, listed_sum, term, total
+from scenes.clips.dropout_words import DECIMALS, MEAN_DECIMALS, one, p, positions, scale, short, zero
+from scenes.kit import derive, expressions as ex, style
 from scenes.kit.columns import Table
+from scenes.kit.derive import Band
+from scenes.kit.layout import content_height, content_width
+from scenes.kit.expressions import Derivation, Term
 from scenes.kit.notes import note
 from scenes.kit.numbers import NumberBook, Shown
+from scenes.kit.page import Area, keeps_contract
 
 
 def bit_color(keep: bool, ignored: bool = False) -> str:
@@ -46,6 +51,28 @@ def plain_bars(values: Sequence[float], xs: Sequence[float], unit: float, width:
     return VGroup(*[Rectangle(width=width, height=max(float(v) * unit, 1e-3), fill_color=style.VALUE,
                               fill_opacity=0.85, stroke_width=0).move_to([x, 0, 0], aligned_edge=DOWN)
                     for v, x in zip(values, xs)])
+
+
+def weight_bars(r: Any, t: Table) -> VGroup:
+    """The weights as bars under their columns of `t`, in the room the mask rows take later."""
+    top = t.y(1) - t.row_h * t.zoom() / 2 - 0.3
+    height = min(2.4, top - style.CONTENT_BOTTOM - 0.3)
+    xs = [t.x(i + 1) for i in range(len(r.weights))]
+    width = 0.5 * min(t.widths[1:-1]) * t.zoom()
+    bars = plain_bars(r.weights, xs, height / float(r.weights.max()), width)
+    base = Line([t.x(1) - width, 0, 0], [t.x(len(r.weights)) + width, 0, 0], color=style.GRID_LINE)
+    return VGroup(bars, base).shift(UP * (top - height))
+
+
+def zero_rule(book: NumberBook, r: Any) -> Mobject:
+    """Why a weight of 0 stays 0, said of this row's zeros (or as a rule when it has none)."""
+    z = zero(book)
+    why = (book.compose("评估模式原样输出，仍为 {}", z) if r.train_row is None     # eval at p = 1: no 1/(1-p)
+           else book.compose("m × {zero} / ({one}−p) = {zero}，保留或丢弃都仍为 {zero}", zero=z, one=one(book)))
+    if not r.zeros:
+        return note(book, "若原权重为 {zero}：{rule}（这一行没有为 {zero} 的项）", zero=z, rule=why)
+    return note(book, "{positions} 的原权重为 {zero}：{rule}", positions=positions(book, r.zeros),
+                zero=z, rule=why, color=style.TRACK, size=style.BODY_SIZE)
 
 
 def targets(values: Sequence[float], xs: Sequence[float], unit: float, width: float) -> VGroup:
@@ -174,3 +201,55 @@ def eval_table(book: NumberBook, r: Any, p_eff: Shown) -> Table:
         last.append(num(book, "train.sum", r.train_sum, style.ACCENT))
     rows.append(last + [num(book, "eval.sum", r.eval_sum, style.ACCENT)])
     return Table(rows, row_h=0.56)
+
+
+# ------------------------------------------------------------------ numbers seen being made (issue 25)
+def worked(r: Any) -> tuple[int, int]:
+    """Step 2's worked entry (mask k, position i): the first kept entry of the first mask that
+    keeps one; else position 0 of the first mask, dropped."""
+    return next(((k, i) for k, m in enumerate(r.masks) for i, keep in enumerate(m) if keep), (0, 0))
+
+
+def entry_made(book: NumberBook, r: Any, t: Table, mode: Mobject, k: int, i: int) -> Derivation:
+    """chosen[k].row[i] = m · a · 1/(1−p) (the scale from the mode line), or a dropped bit → 0."""
+    cells = t.cells[k + 2]
+    bit, result = term(book, cells[0][i]), term(book, cells[i + 1])
+    if not r.masks[k][i]:
+        return Derivation(Lone(cells[i + 1]), (0, 0), "dropout", ["丢弃：m =", bit, "→", result])
+    weight = term(book, t.cells[1][i + 1])
+    scale = Term("scale", r.scale, short([r.scale]), at=mode)
+    return Derivation(Lone(cells[i + 1]), (0, 0), "dropout", [bit, "·", weight, "·", scale, "=", result])
+
+
+def sum_made(book: NumberBook, t: Table, row: int, n: int) -> Derivation:
+    """A row's sum from its entries."""
+    cells = t.cells[row]
+    return total(book, cells[n + 1], [term(book, cells[c + 1]) for c in range(n)], ex.room_for(t))
+
+
+def mean_entry(r: Any) -> int:
+    """Step 3's worked position: the first whose weight is not 0 (a 0 stays 0 under every mask)."""
+    return int(next(i for i, w in enumerate(r.weights) if w > 0))
+
+
+def mean_made(book: NumberBook, r: Any, t: Table) -> Derivation:
+    """mean_row[i] = Σ P(m)·row[i] over the masks the table lists ("+ …" when it lists fewer)."""
+    i, n, mean = mean_entry(r), len(r.weights), t.n_rows - 2
+    pairs = [(term(book, t.cells[row][n + 2]), term(book, t.cells[row][i + 1]))
+             for row in range(1, len(r.ranked) + 1)]
+    return listed_sum(book, t.cells[mean][i + 1], pairs, ex.room_for(t), len(r.ranked) == len(r.table.masks))
+
+
+def every_page(scene: Any, title: Mobject, table: Table, made: Derivation) -> Band | None:
+    """Step 3's title and table with the band for its expression under them (where the
+    numbers stay legible with it), else room by the caption line, else none."""
+    area, band = Area(content_width(), height=content_height() - 0.2, most=1.3), Band([made])
+    page = VGroup(title, table, band).arrange(DOWN, buff=0.25)
+    if not keeps_contract(scene.book, page, area):
+        page.remove(band).arrange(DOWN, buff=0.25)
+        band = None
+    area.place(page)
+    band = band or derive.strip(scene, page, [made])
+    if band is None:
+        derive.skip(scene.book, made, "no room")
+    return band

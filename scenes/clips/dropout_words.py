@@ -133,6 +133,14 @@ NARRATION = {
                    "逐项平均从第一次起就是原权重。p 大于零时，才会出现随机的偏差。",
     "sample.lucky": "按 nn.Dropout 的语义，每一项以概率 p = {p} 置零。这 {draws} 次采样恰好没有丢弃任何一项，"
                     "每一行都是原权重乘以 {scale}。p 越小，丢弃越少，单次结果越接近原权重。",
+    "made.kept": "以掩码 {mask} 的位置 {position} 为例：保留位 {bit} 乘原权重 {weight}，再乘 {scale}，得到 {entry}；"
+                 "这一行的各项加起来，行和是 {total}。",
+    "made.dropped": "以掩码 {mask} 的位置 {position} 为例：这一位是 {bit}，该项被丢弃，为 {entry}；"
+                    "这一行的各项加起来，行和是 {total}。",
+    "made.eval": "评估模式下，第一个掩码的每一项都直接照搬原权重，行和仍为 {total}。",
+    "made.mean": "以位置 {position} 为例：每个掩码在这一位的值乘以它的概率再相加，得到期望 {mean}，正是原权重 {weight}。",
+    "made.mean.some": "以位置 {position} 为例：每个掩码在这一位的值乘以它的概率再相加（算式只写出表里列出的掩码），"
+                      "得到期望 {mean}，正是原权重 {weight}。",
     "eval.train.check": "推理时 dropout 应关闭：nn.Dropout 服从 model.eval()，函数式接口则要显式把概率设为 {zero}。"
                         "训练一列用第一个掩码，行和为 {train_sum}；评估一列不变。要检查 softmax 的行和，应在 dropout 之前检查。",
     "eval.train.zeros": "推理时 dropout 应关闭：nn.Dropout 服从 model.eval()，函数式接口则要显式把概率设为 {zero}。"
@@ -170,3 +178,25 @@ def eval_says(book: NumberBook, r: Any) -> tuple:
     if r.zeros:
         slots["positions"] = positions(book, r.zeros)
     return phrase(NARRATION[case + (".zeros" if r.zeros else ".check")], **slots)
+
+
+def made_says(book: NumberBook, r: Any, k: int, i: int) -> tuple:
+    """Step 2: the worked entry of mask k at position i as it is made, and its row's sum."""
+    slots = {"total": book.fmt(f"chosen[{k}].sum", r.sums[k], DECIMALS)}
+    if r.mode == "eval":
+        return phrase(NARRATION["made.eval"], **slots)
+    bits = [book.index(f"chosen[{k}].mask[{c}]", int(b)) for c, b in enumerate(r.masks[k])]
+    slots.update(mask=book.compose("{}" * len(bits), *bits), position=book.index(f"position[{i}]", i),
+                 bit=bits[i], entry=book.fmt(f"chosen[{k}].row[{i}]", r.rows[k][i], DECIMALS))
+    if not r.masks[k][i]:
+        return phrase(NARRATION["made.dropped"], **slots)
+    return phrase(NARRATION["made.kept"], weight=book.fmt(f"weights[{i}]", r.weights[i], DECIMALS),
+                  scale=scale(book, r), **slots)
+
+
+def mean_says(book: NumberBook, r: Any, i: int) -> tuple:
+    """Step 3: the expectation of position i as Σ P(m)·row, over every mask or the listed ones."""
+    every = len(r.ranked) == len(r.table.masks)
+    return phrase(NARRATION["made.mean" if every else "made.mean.some"], position=book.index(f"position[{i}]", i),
+                  mean=book.fmt(f"mean_row[{i}]", r.table.mean_row[i], DECIMALS),
+                  weight=book.fmt(f"weights[{i}]", r.weights[i], DECIMALS))

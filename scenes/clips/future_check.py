@@ -9,13 +9,14 @@ from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, VGroup
 from scenes.clips import future_check_parts as parts
 from scenes.clips.future_check_parts import NARRATION, SMALL, change, exact, panels, slot
 from scenes.compute import future as compute
-from scenes.kit import style
+from scenes.kit import derive, style
 from scenes.kit.anim import Appear
 from scenes.kit.base import ClipScene
+from scenes.kit.derive import Band
 from scenes.kit.layout import content_width
 from scenes.kit.notes import note
 from scenes.kit.numbers import Shown
-from scenes.kit.page import Area, named
+from scenes.kit.page import Area, keeps_contract, named
 from scenes.kit.inputs import InputError, integer, number
 from scenes.kit.clip import Clip, Option
 
@@ -69,6 +70,9 @@ class FutureCheck(ClipScene):
     def compute(self) -> compute.FutureCheck:
         i = self.inputs
         return compute.future_check(i["shape"], i["heads"], i["prefix"], i["delta"], i["seed"], i["dropout"])
+
+    def provenance(self) -> dict:
+        return compute.provenance(self.result)
 
     def construct(self) -> None:
         self.show_inputs()
@@ -147,22 +151,46 @@ class FutureCheck(ClipScene):
             book.num(f"{name}.change[{b}][{t}]", run.change[b, t], exact(run.change[b, t]), color=style.MUTED,
                      size=SMALL)), float(np.max(np.abs(run.y))) or 1.0)
         board = parts.Board(book, ("y", "y′", "max |y′ − y|"), rows, r.prefix)
-        t = r.prefix - 1
-        title = note(book, "批 {batch} · 位置 {position}：两次的输出", batch=book.index("batch[0]", 0),
-                     position=book.index(f"position[{t}]", t), color=style.TRACK)
-        zoom = parts.zoom(book, title, ("y", "y′"), (f"{name}.y[0][{t}]", f"{name}.y2[0][{t}]"),
-                          run.y[0, t], run.y2[0, t], (style.TEXT, style.TEXT))
-        gap = float(run.change[0, t])
-        same_text = all(style.format_number(a) == style.format_number(c)
-                        for a, c in zip(run.y[0, t], run.y2[0, t]))
+        b, t = compute.largest(run.change, r.prefix)        # the largest prefix change (nearest the future)
+        c = int(np.argmax(np.abs(run.y2[b, t] - run.y[b, t])))
+        where = {"batch": book.index(f"batch[{b}]", b), "position": book.index(f"position[{t}]", t)}
+        title = note(book, "批 {batch} · 位置 {position}：两次的输出", **where, color=style.TRACK)
+        zoom = parts.zoom(book, title, ("y", "y′"), (f"{name}.y[{b}][{t}]", f"{name}.y2[{b}][{t}]"),
+                          run.y[b, t], run.y2[b, t], (style.TEXT, style.TEXT))
+        gap = float(run.change[b, t])
+        same_text = all(style.format_number(a) == style.format_number(e) for a, e in zip(run.y[b, t], run.y2[b, t]))
         if gap > 0 and same_text:     # the two columns read the same at four decimals, yet differ
-            zoom.add(note(book, "两列在四位小数内相同，实际最大差 {}", slot(book, f"{name}.change[0][{t}]", gap),
+            zoom.add(note(book, "两列在四位小数内相同，实际最大差 {}", slot(book, f"{name}.change[{b}][{t}]", gap),
                           color=style.MASK).next_to(zoom, DOWN, buff=0.2))
+        said = NARRATION["made.moved" if gap > 0 else "made.same"]
+        self.narrate(said, **named(said, {**where, "feature": book.index(f"feature[{c}]", c), "change": slot(
+            book, f"{name}.change[{b}][{t}]", gap), "y": book.fmt(f"{name}.y[{b}][{t}][{c}]", run.y[b, t, c]),
+            "y2": book.fmt(f"{name}.y2[{b}][{t}][{c}]", run.y2[b, t, c])}))
         mode = "因果掩码开 · 前缀最大差" if on else "因果掩码关 · 前缀最大差"
-        summary = VGroup(note(book, mode, color=style.TEXT, size=style.BODY_SIZE), worst)
-        panels(board, VGroup(zoom, summary.arrange(RIGHT, buff=0.2)).arrange(DOWN, buff=0.35))
-        self.play(Appear(board), Appear(zoom))
-        self.play(Appear(summary))
+        summary = VGroup(note(book, mode, color=style.TEXT, size=style.BODY_SIZE), worst).arrange(RIGHT, buff=0.2)
+        made = parts.change_made(book, board, zoom, b, t, c)
+        band = self.show_runs(board, zoom, summary, made)
+        target = made.grid.entry
+        board.remove(*board.numbers)           # the changes after the worked one, at once
+        self.play(Appear(board), Appear(zoom), Appear(summary[0]))
+        if band is not None:
+            derive.derive(self, made, band)
+        self.play(*[Appear(n) for n in board.numbers if n is not target or band is None], run_time=0.6)
+        derive.slide(self, [(worst, target)], op="max")     # the largest of them: this one
+
+    def show_runs(self, board, zoom, summary, made) -> Band | None:
+        """The board beside the zoom, the worked change's room under the zoom (where the
+        numbers stay legible with it), else by the caption line, else none."""
+        band = Band([made])
+        right = VGroup(zoom, band, summary).arrange(DOWN, buff=0.35)
+        if not keeps_contract(self.book, right, Area(content_width() * 0.44 - 0.3, most=1.1)):
+            right.remove(band).arrange(DOWN, buff=0.35)
+            band = None
+        panels(board, right)
+        band = band or derive.strip(self, VGroup(board, right), [made])
+        if band is None:
+            derive.skip(self.book, made, "no room")
+        return band
 
     # -- step 4
     def gradients(self) -> None:

@@ -11,9 +11,11 @@ import numpy as np
 from manim import (DOWN, LEFT, ORIGIN, RIGHT, UP, DashedLine, Line, ManimColor, Mobject, Rectangle, VGroup,
                    interpolate_color)
 
+from scenes.clips.derive_cells import gap, term
 from scenes.kit import style
 from scenes.kit.blocks import share
 from scenes.kit.columns import Table
+from scenes.kit.expressions import Derivation
 from scenes.kit.layout import content_width
 from scenes.kit.notes import note
 from scenes.kit.numbers import NumberBook, Shown
@@ -94,6 +96,7 @@ class Board(VGroup):
             mob.move_to([xs[k] + (0 if k == 0 else (strip_w if k < 3 else num_w) / 2), y, 0])
         self.add(head)
         self.numbers, self.lefts, self.rights = [], [], []
+        self.batches = len(rows)
         for b, block in enumerate(rows):
             y -= ROW_H * 1.15
             tag = note(book, "批 {}", book.index(f"batch[{b}]", b), color=style.TEXT)
@@ -128,7 +131,16 @@ def zoom(book: NumberBook, title: Mobject, heads: tuple[str, str], names: tuple[
     y = rows[0][0].get_y() - ROW_H * 0.95 / 2
     rule = Line([table.get_left()[0], y, 0], [table.get_right()[0], y, 0], color=style.GRID_LINE,
                 stroke_width=2)
-    return VGroup(title, VGroup(table, rule)).arrange(DOWN, buff=0.25)
+    out = VGroup(title, VGroup(table, rule)).arrange(DOWN, buff=0.25)
+    out.table = table
+    return out
+
+
+def change_made(book: NumberBook, board: "Board", zoom: VGroup, b: int, t: int, c: int) -> Derivation:
+    """The board's change at (b, t) from the zoom's two outputs at feature c: |y′ − y|."""
+    row = zoom.table.cells[c + 1]
+    target = board.numbers[b * (len(board.numbers) // board.batches) + t]
+    return gap(book, target, term(book, row[2]), term(book, row[1]))
 
 
 def bar_charts(book: NumberBook, grads: np.ndarray, prefix: int, unit: float) -> VGroup:
@@ -211,6 +223,10 @@ NARRATION = {
                "被遮住的权重是 e 的负无穷次方，正好为零；后面的位置自己被改动了，它们的输出当然会变。",
     "on.leak": "原输入和扰动后的输入经过同一个因果多头注意力，{heads} 个头。前 {prefix} 个位置的输出本应完全相同，"
                "这里最大前缀差却是 {prefix_max}：未来输入影响了过去的输出，因果限制有漏洞。",
+    "made.same": "以批 {batch} 的位置 {position} 为例：两次的输出在每个特征上都相同，比如特征 {feature}："
+                 "|{y2} − {y}| = {change}。",
+    "made.moved": "以批 {batch} 的位置 {position} 为例：两次的输出在特征 {feature} 上相差最大，"
+                  "|{y2} − {y}| = {change}，这也是前缀上最大的差。",
     "off.moved": "现在关掉掩码，其余不变。前缀位置能看见未来，它们的输出跟着扰动一起变，最大变化为 {}。"
                  "这说明上一步的零来自掩码，而不是扰动太小。",
     "off.same": "现在关掉掩码，其余不变。这组输入下前缀输出碰巧没有变化，最大变化为 {}；"

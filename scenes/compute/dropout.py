@@ -6,6 +6,8 @@ from itertools import product
 
 import numpy as np
 
+from scenes.compute.provenance import Source
+
 
 def dropout_row(weights, keep, p: float, mode: str = "train") -> np.ndarray:
     """One mask: kept entries x 1/(1-p), dropped -> 0. Eval mode: p = 0, row unchanged."""
@@ -126,3 +128,78 @@ def dropout_lesson(weights, p: float, mode: str, masks: list, samples: int, seed
         zeros=tuple(int(i) for i in np.flatnonzero(w == 0)), ranked=ranked,
         rest_prob=float(np.delete(table.probs, list(ranked)).sum()),
         checkpoint_gaps=np.abs(means - w).max(-1))
+
+
+# ------------------------------------------------------------------ where each number comes from (issue 25)
+def _row(prefix: str, mask, scale: str | None, i: int) -> Source:
+    """Entry i of a row after a mask: kept -> its bit, its weight, 1/(1-p) (the `scale` label;
+    None when the scale is the constant 1 of p = 0, as in eval mode's table); dropped -> its bit only."""
+    bit = f"{prefix}.mask[{i}]"
+    if not mask[i]:
+        return Source("dropout", (bit,))
+    return Source("dropout", (bit, f"weights[{i}]") + ((scale,) if scale else ()))
+
+
+def _rows(out: dict, prefix: str, masks, n: int, scale: str | None, probability: bool, p: str | None) -> None:
+    for k, mask in enumerate(masks):
+        name = f"{prefix}[{k}]"
+        for i in range(n):
+            out[f"{name}.row[{i}]"] = _row(name, mask, scale, i)
+        out[f"{name}.sum"] = Source("sum", tuple(f"{name}.row[{i}]" for i in range(n)))
+        if probability:
+            out[f"{name}.prob"] = Source("probability", tuple(f"{name}.mask[{i}]" for i in range(n))
+                                         + ((p,) if p else ()))
+
+
+def provenance(r: DropoutLesson) -> dict[str, Source]:
+    """Each computed label the clip draws <- the labels it is made from (Source(op, sources)).
+    Inputs: weights[i], p and the masks' bits (chosen[k].mask[i], table[k].mask[i],
+    sample[k].mask[i]). Train mode's scale is scale <- p; eval mode ignores p (p_eff = 0)."""
+    n, train = len(r.weights), r.mode == "train"
+    weights = tuple(f"weights[{i}]" for i in range(n))
+    out: dict[str, Source] = {"weight_sum": Source("sum", weights),
+                              "p_eff": Source("copy", ("p",)) if train else Source("constant", ())}
+    if r.p < 1:
+        out["scale"] = Source("divide", ("p",))
+    scale = "scale" if train else None       # eval mode's rows use p_eff = 0: a constant scale of 1
+    if train:
+        _rows(out, "chosen", r.masks, n, scale, True, "p")
+    else:                  # the masks are ignored: each row is the original one
+        for k in range(len(r.masks)):
+            for i in range(n):
+                out[f"chosen[{k}].row[{i}]"] = Source("eval", (weights[i],))
+            out[f"chosen[{k}].sum"] = Source("sum", tuple(f"chosen[{k}].row[{i}]" for i in range(n)))
+            out[f"chosen[{k}].prob"] = Source("probability", tuple(f"chosen[{k}].mask[{i}]" for i in range(n)))
+    _rows(out, "table", r.table.masks, n, scale, True, "p" if train else None)
+    every = range(len(r.table.masks))
+    for i in range(n):
+        out[f"mean_row[{i}]"] = Source("weighted sum", tuple(
+            [f"table[{k}].prob" for k in every] + [f"table[{k}].row[{i}]" for k in every]))
+    out["expected_sum"] = Source("weighted sum", tuple([f"table[{k}].prob" for k in every]
+                                                       + [f"table[{k}].sum" for k in every]))
+    out["prob_total"] = Source("sum", tuple(f"table[{k}].prob" for k in every))
+    rest = [k for k in every if k not in r.ranked]
+    if rest:
+        out["rest_prob"] = Source("sum", tuple(f"table[{k}].prob" for k in rest))
+    _samples(out, r, n, scale)
+    if r.train_row is not None:          # step 5: the first mask at the configured p
+        for i in range(n):
+            out[f"train.row[{i}]"] = _row("chosen[0]", r.masks[0], "scale", i)
+        out["train.sum"] = Source("sum", tuple(f"train.row[{i}]" for i in range(n)))
+    for i in range(n):
+        out[f"eval.row[{i}]"] = Source("eval", (weights[i],))
+    out["eval.sum"] = Source("sum", tuple(f"eval.row[{i}]" for i in range(n)))
+    out["eval.p_eff"] = Source("constant", ())
+    return out
+
+
+def _samples(out: dict, r: DropoutLesson, n: int, scale: str | None) -> None:
+    """The sampled rows (not drawn: their sums and running means are), the running mean at each
+    checkpoint and its largest gap to the row (the entry where it is largest: first on ties)."""
+    masks = r.sampled.masks
+    _rows(out, "sample", masks, n, scale, False, None)
+    for j, c in enumerate(r.checkpoints):
+        for i in range(n):
+            out[f"running_mean@{c}[{i}]"] = Source("mean", tuple(f"sample[{k}].row[{i}]" for k in range(c)))
+        worst = int(np.argmax(np.abs(r.checkpoint_means[j] - r.weights)))
+        out[f"gap[{j}]"] = Source("max abs difference", (f"running_mean@{c}[{worst}]", f"weights[{worst}]"))

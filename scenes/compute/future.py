@@ -19,6 +19,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from scenes.compute.provenance import Source
+
 
 @dataclass(frozen=True)
 class Weights:
@@ -209,3 +211,53 @@ def future_check(shape: tuple[int, int, int] = (2, 6, 12), heads: int = 3, prefi
         weights=reference.weights[0, 0],
         future_weight=float(np.max(reference.weights[..., ~lower])),
         bug_weights_gap=float(np.max(np.abs(bug_first.weights - reference.weights))), bug=bug)
+
+
+# ------------------------------------------------------------------ where each number comes from (issue 25)
+RUNS = (("on", True, merge_heads), ("off", False, merge_heads), ("bug", True, wrong_merge))
+
+
+def largest(change: np.ndarray, prefix: int) -> tuple[int, int]:
+    """The prefix position (batch, t) whose output changed most; on a tie (every change exactly 0
+    with the mask) the latest position, then the first batch: the one nearest the future."""
+    return max(((b, t) for b in range(change.shape[0]) for t in range(prefix)),
+               key=lambda bt: (change[bt], bt[1], -bt[0]))
+
+
+def provenance(r: FutureCheck) -> dict[str, Source]:
+    """For each run (mask on, off, the wrong merge) and each input (x, then x2 = the perturbed x):
+    NAME.Y[b][t][c] <- NAME.merged[b][t][*] (the output projection mixes every merged feature)
+    NAME.merged[b][t][c] <- the head output it takes: NAME.z[b][h][t'][r] (the merge's index map)
+    NAME.z[b][h][t][r] <- NAME.context[b][t] <- x[b][s][*] for the positions s it may see
+    NAME.change[b][t] <- NAME.y[b][t][c], NAME.y2[b][t][c] at the feature c where |y2 - y| is
+    largest (first on ties); NAME.prefix_max <- NAME.change at `largest`."""
+    b_n, t_n, d_n = r.shape
+    h_n, hd = r.heads, r.head_dim
+    out: dict[str, Source] = {}
+    ids = np.arange(d_n * t_n).reshape(1, h_n, t_n, hd)     # one batch's head outputs, numbered
+    for name, causal, merge in RUNS:
+        taken = merge(ids)[0]                                 # [T, D]: the head output each feature takes
+        run = getattr(r, name)
+        for x_name, y_name in (("x", "y"), ("x2", "y2")):
+            z, ctx, mg = f"{name}.z{x_name[1:]}", f"{name}.context{x_name[1:]}", f"{name}.merged{x_name[1:]}"
+            for b in range(b_n):
+                for t in range(t_n):
+                    seen = range(t + 1) if causal else range(t_n)
+                    out[f"{ctx}[{b}][{t}]"] = Source("visible inputs", tuple(
+                        f"{x_name}[{b}][{s}][{e}]" for s in seen for e in range(d_n)))
+                    for h in range(h_n):
+                        for q in range(hd):
+                            out[f"{z}[{b}][{h}][{t}][{q}]"] = Source("attention", (f"{ctx}[{b}][{t}]",))
+                    for c in range(d_n):
+                        at = "".join(f"[{int(k)}]" for k in np.unravel_index(int(taken[t, c]), (h_n, t_n, hd)))
+                        out[f"{mg}[{b}][{t}][{c}]"] = Source("move", (f"{z}[{b}]{at}",))
+                        out[f"{name}.{y_name}[{b}][{t}][{c}]"] = Source("output projection", tuple(
+                            f"{mg}[{b}][{t}][{e}]" for e in range(d_n)))
+        for b in range(b_n):
+            for t in range(t_n):
+                c = int(np.argmax(np.abs(run.y2[b, t] - run.y[b, t])))
+                out[f"{name}.change[{b}][{t}]"] = Source("max abs difference",
+                                                         (f"{name}.y[{b}][{t}][{c}]", f"{name}.y2[{b}][{t}][{c}]"))
+        b, t = largest(run.change, r.prefix)
+        out[f"{name}.prefix_max"] = Source("max", (f"{name}.change[{b}][{t}]",))
+    return out

@@ -1,0 +1,66 @@
+"""Derivations (scenes/kit/derive.py) whose target is a lone number (a table's cell, a board's
+number) rather than a MatrixGrid's cell, and the forms the dropout and future-check clips need
+beside scenes/kit/expressions.py: a sum of numbers, |a − b|, and a weighted sum over a list the
+table shortened. Every number is the one already drawn (its book record); nothing is computed here.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from manim import Mobject, Rectangle
+
+from scenes.kit import expressions as ex
+from scenes.kit.expressions import Derivation, Term
+from scenes.kit.numbers import NumberBook
+
+
+class Lone:
+    """One number as derive's grid: entries[0][0] is the number, boxes[0][0] an empty box around
+    it, made where the number stands when derive asks (once the page is placed)."""
+    n_rows = n_cols = 1
+
+    def __init__(self, entry: Mobject) -> None:
+        self.entry = entry
+
+    @property
+    def entries(self) -> list[list[Mobject]]:
+        return [[self.entry]]
+
+    @property
+    def boxes(self) -> list[list[Mobject]]:
+        box = Rectangle(width=self.entry.width + 0.1, height=self.entry.height + 0.1, stroke_width=0,
+                        stroke_opacity=0, fill_opacity=0)
+        return [[box.move_to(self.entry)]]
+
+
+def term(book: NumberBook, mob: Mobject, source: bool = True) -> Term:
+    """The number `mob` as a Term: its label, value and decimals as the book recorded them."""
+    meta = book.meta[id(mob)]
+    rec = ex.record(book, meta["label"], meta["text"])
+    assert rec is not None, meta["label"]
+    decimals = 0 if rec["decimals"] is None else int(rec["decimals"])
+    return Term(meta["label"], rec["value"], decimals, at=mob, source=source)
+
+
+def total(book: NumberBook, entry: Mobject, terms: Sequence[Term], room: float, op: str = "sum") -> Derivation:
+    """entry = a + b + … (a row's sum)"""
+    result = term(book, entry)
+    tail = ["=", result]
+    body, short = ex.joined([[t] for t in terms], room, ex.width(tail) + ex.BUFF)
+    return Derivation(Lone(entry), (0, 0), op, body + tail, short)
+
+
+def gap(book: NumberBook, entry: Mobject, a: Term, b: Term) -> Derivation:
+    """entry = |a − b| (b in brackets when it is negative)"""
+    right = ["(", b, ")"] if b.text().startswith("−") else [b]
+    return Derivation(Lone(entry), (0, 0), "max abs difference", ["|", a, "−", *right, "|", "=", term(book, entry)])
+
+
+def listed_sum(book: NumberBook, entry: Mobject, pairs: Sequence[tuple[Term, Term]], room: float,
+               every: bool) -> Derivation:
+    """entry = p·r + p·r + … over the pairs a table lists; `every`: the list is whole (else "+ …"
+    closes it and the derivation says it is shorter)."""
+    more = [] if every else ["+", "…"]
+    tail = [*more, "=", term(book, entry)]
+    body, short = ex.joined([[a, "·", b] for a, b in pairs], room, ex.width(tail) + ex.BUFF)
+    return Derivation(Lone(entry), (0, 0), "weighted sum", body + tail, short or not every)

@@ -331,11 +331,14 @@ def test_tiny_real_render_reads_back(tiny_render):
 
 # ---------------------------------------------------------------- the first cell, from a row of Q and of K
 def deps_of(inputs):
-    """Cell (i, j) of QKᵀ is made from row i of Q and row j of K (every entry of both)."""
+    """Cell (i, j) of QKᵀ is made from row i of Q and row j of K (every entry of both); its scaled
+    cell from it alone (√dₖ is a constant)."""
     width = (len(inputs["wq"][0]) if inputs["x"] is not None else len(inputs["q"][0]))
 
     def deps(label):
         i, j = (int(n) for n in re.findall(r"\[(\d+)\]", label))
+        if label.startswith("scaled"):
+            return {f"scores[{i}][{j}]"}
         return {f"q[{i}][{r}]" for r in range(width)} | {f"k[{j}][{r}]" for r in range(width)}
     return deps
 
@@ -352,8 +355,11 @@ def test_the_first_score_is_made_from_the_first_query_and_key():
     assert problems == []
     made = built.value("scores[0][0]")["derivation"]
     assert made["expression"] == "0.2309 · 0.3669 + 1.0966 · 0.7646 = 0.9231" and made["where"] == "page"
-    assert [m["label"] for m in moments] == ["scores[0][0]"]
+    assert [m["label"] for m in moments] == ["scores[0][0]", "scaled[0][0]"]
     assert "第一格是 Your 的查询与 Your 的键" in built.scene.narration[2]
+    made = built.value("scaled[0][0]")["derivation"]
+    assert made["expression"] == "0.9231 / 1.4142 = 0.6528" and made["with"] == ["scale"]
+    assert "分数 0.9231 除以 1.4142，得到 0.6528" in built.scene.narration[3]
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -361,7 +367,7 @@ def test_derivations_show_their_sources_and_keep_the_contract_mid_motion(seed):
     inputs = generated("score-grid", 100 + seed)[1]
     built, moments, problems = derived(inputs, "en" if seed % 2 else "zh")
     assert problems == [], "\n".join(problems[:20])
-    shown = "where" in built.value("scores[0][0]").get("derivation", {})
+    shown = sum("where" in r.get("derivation", {}) for r in built.manifest()["numbers"])
     assert len(moments) == shown
 
 

@@ -4,12 +4,13 @@ import numpy as np
 from manim import DOWN, RIGHT, UL, UP, FadeIn, LaggedStart, Transform, VGroup, Write
 
 from scenes.clips.score_grid_parts import (AREA, FULL_SCALE, MIN_SCALE, WIDTH, align_columns, axis_names,
-                                           column_labels, falk, first_cell, grid_decimals, grouped_bars,
-                                           labelled_grid, legend, lit_from, place_bars, projection_block,
-                                           role_grid, set_columns, shape_rule, short_names, variance_table,
-                                           with_band)
+                                           column_labels, falk, first_cell, first_scaled, grid_decimals,
+                                           grouped_bars, labelled_grid, legend, lit_from, make_scaled, place_bars,
+                                           projection_block, role_grid, scaling_options, set_columns, shape_rule,
+                                           short_names, variance_table, with_band)
 from scenes.clips.score_grid_words import (GIVEN_FIRST, GIVEN_MORE, GIVEN_SAYS, SAYS, SQUARE, direct_says,
-                                           projection_says, row_caption, scaling_says, scores_says, w_says)
+                                           projection_says, row_caption, scaled_says, scaling_says,
+                                           scores_says, w_says)
 from scenes.compute import provenance, scores as compute
 from scenes.kit import derive, lang, style
 from scenes.kit.anim import Appear
@@ -233,18 +234,14 @@ class ScoreGrid(ClipScene):
         tag = book.math(r"QK^\top / \sqrt{d_k}", color=style.ACCENT)
         then = said(phrase("每个分数除以 √dₖ = {}：缩放后的分数网格，行仍是查询，列仍是键。", scale),
                     scaling_says(book, r, "grid"))
+        made = first_scaled(book, r, grid, root)
 
-        def right(cols, s):
+        def right(cols, s, parts):     # the factor, the band where this page has it, the scaled grid
             set_columns(grid, cols, s)
-            return VGroup(root, VGroup(VGroup(grid, tag).arrange(DOWN, buff=0.25 * s), bar)
+            return VGroup(root, *parts, VGroup(VGroup(grid, tag).arrange(DOWN, buff=0.25 * s), bar)
                           .arrange(RIGHT, buff=0.4 * s)).arrange(DOWN, buff=0.3 * s)
-        one = [[Page(caption_one, lambda s, c=cols: VGroup(left, right(c, s)).arrange(RIGHT, buff=0.7 * s))]
-               for cols in labels]                  # one board: whole names, then abbreviated
-        two = [[Page(caption, lambda s: VGroup(left), most=1.3), Page(then, lambda s, c=cols: VGroup(right(c, s)))]
-               for cols in labels]                  # the table, then the scaled grid
-        options = one + two
-        needs = [FULL_SCALE] * (len(options) - 1) + [MIN_SCALE]
-        turn(self, plan(book, options, AREA, needs), AREA, lambda m: self.show_scaling(m, left),
+        options, needs, band = scaling_options(caption_one, caption, then, left, right, labels, made)
+        turn(self, plan(book, options, AREA, needs), AREA, lambda m: self.show_scaling(m, left, made, band),
              first=self.retitle, clear_time=0.4)
 
     def retitle(self):
@@ -254,15 +251,18 @@ class ScoreGrid(ClipScene):
         self.play(Transform(self.title_mob, title.move_to(self.title_mob)), run_time=0.4)
         self.book.meta[id(self.title_mob)] = self.book.meta[id(title)]
 
-    def show_scaling(self, mob, left):
-        """The table row by row, or the scaling factor and the scaled grid."""
+    def show_scaling(self, mob, left, made, band):
+        """The table row by row, or the scaling factor and the scaled grid, its first cell made
+        from the first score and said."""
         if mob is left:
             table, note = left
             self.play(Appear(table.header), Appear(note))
             self.play(LaggedStart(*[Appear(row) for row in table.rows], lag_ratio=0.3), run_time=1.2)
             return
         self.play(Write(mob[0]))
-        self.play(Appear(mob[1]))
+        if make_scaled(self, mob, left, made, band):
+            template, slots, named = scaled_says(self.book, self.result, made)
+            self.narrate(template, *slots, **named)
 
     # -- step 4: one row with and without scaling
     def one_row(self):

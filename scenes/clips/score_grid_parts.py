@@ -9,7 +9,9 @@ from typing import Sequence
 import numpy as np
 from manim import DOWN, LEFT, PI, RIGHT, UP, Mobject, Rectangle, VGroup
 
-from scenes.kit import expressions as ex, style
+from scenes.kit import derive, expressions as ex, style
+from scenes.kit.anim import Appear
+from scenes.kit.derive import Band
 from scenes.kit.expressions import Derivation, Term
 from scenes.kit.grids import MatrixGrid, heat_color
 from scenes.kit.numbers import NumberBook, Shown
@@ -221,6 +223,31 @@ def first_cell(book: NumberBook, r, grid: MatrixGrid) -> Derivation:
     return ex.dot(grid, (0, 0), ex.cell(book, grid, 0, 0), list(zip(q, k)), ex.room_for(grid))
 
 
+def first_scaled(book: NumberBook, r, grid: MatrixGrid, root: Mobject) -> Derivation:
+    """The first scaled score = S₀₀ / √dₖ: the score at the precision its value alone takes (QKᵀ is not
+    on this page), √dₖ a constant coming from the line that gives it."""
+    score = Term("scores[0][0]", float(r.scores[0, 0]), grid_decimals([[r.scores[0, 0]]]))
+    return ex.divide(grid, (0, 0), ex.cell(book, grid, 0, 0), score,
+                     Term("scale", float(r.scale), 4, at=root, source=False))
+
+
+def make_scaled(scene, mob: VGroup, left: VGroup, made: Derivation, band: Band) -> bool:
+    """The scaled grid (mob: its factor, the band where this page has it, the grid with its tag and
+    legend): its frame, its first cell made from the first score in the page's band, else by the
+    caption line, else left out (the record says so), then the rest at once. Whether it was made."""
+    shown = VGroup(mob, *([left] if any(m in scene.mobjects for m in left.get_family()) else []))
+    room = band if band in mob.submobjects else derive.strip(scene, shown, [made])
+    shell, rest = derive.split(scene.book, made.grid, [made.cell] if room is not None else [])
+    ((_, tag), bar) = mob[-1]
+    scene.play(Appear(shell), Appear(tag), Appear(bar))
+    if room is None:
+        derive.skip(scene.book, made, "no room")
+    else:
+        derive.derive(scene, made, room)
+    scene.play(Appear(rest), run_time=0.6)
+    return room is not None
+
+
 def lit_from(first: Derivation, grid: MatrixGrid) -> Derivation:
     """The first cell's sources come from its row's name (the query) and its column's (the key)."""
     for t in first.terms():
@@ -239,3 +266,15 @@ def with_band(caption, labels, board, head, band, full: float, least: float) -> 
             options.append([page])
             needs.append(full if n + 1 < len(labels) else least)
     return options, needs
+
+
+def scaling_options(one_says, table_says, grid_says, left, right, labels, made) -> tuple[list, list, Band]:
+    """(options, needs, band) for step 3's plan: the table beside the scaled grid on one board, else
+    the table, then the grid; whole column labels first; each with the band for `made`, then without."""
+    band = Band([made])
+    one = [[Page(one_says, lambda s, c=c, p=p: VGroup(left, right(c, s, p)).arrange(RIGHT, buff=0.7 * s))]
+           for c in labels for p in ([band], [])]
+    two = [[Page(table_says, lambda s: VGroup(left), most=1.3),
+            Page(grid_says, lambda s, c=c, p=p: VGroup(right(c, s, p)))]
+           for c in labels for p in ([band], [])]
+    return one + two, [FULL_SCALE] * (len(one) + len(two) - 1) + [MIN_SCALE], band

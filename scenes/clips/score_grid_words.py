@@ -128,6 +128,14 @@ def scaling_says(book: NumberBook, r, page: str) -> tuple:
     return join(why, phrase(NARRATION["scale.one." + unit], scale=scale, var=var_scaled))
 
 
+def scaled_says(book: NumberBook, r, made) -> tuple:
+    """Step 3, while the first scaled score is made: the division, or that dividing by one changes nothing."""
+    score, scale = (book.fmt(t.label, t.value, t.decimals) for t in made.terms())
+    scaled = book.fmt(made.result.label, made.result.value, made.result.decimals)
+    return phrase(NARRATION["scale.first." + ("unit" if r.d_k == 1 else "wide")], score=score, scale=scale,
+                  scaled=scaled)
+
+
 NARRATION = {
     # step 1 from X and W_Q, W_K, W_V
     "proj.all": "前面的例子用同一个输入向量既做匹配又传递内容。为了分别学习怎样查找、怎样被匹配、传递什么，"
@@ -182,6 +190,8 @@ NARRATION = {
                        "这个推导说明为什么要控制初始化时的尺度，并不保证训练中各分量始终独立。",
     "scale.grid.unit": "本例 dₖ = {d_k}，除以 √dₖ = {scale} 不改变任何分数，缩放后的网格与原网格相同。"
                        "宽度更大时点积方差随之变大，缩放的作用才显现出来；这里的 dₖ 始终指一个头的宽度。",
+    "scale.first.wide": "以第一格为例：分数 {score} 除以 {scale}，得到 {scaled}。",
+    "scale.first.unit": "以第一格为例：分数 {score} 除以 {scale} 仍是 {scaled}，缩放不改变它。",
     # step 4, by row_case
     "row.sharper": "拿查询 {query} 这一行，比较缩放前后的 softmax。不缩放时分数差距更大，权重更多地压到高分的键上，"
                    "最大权重是 {raw}；缩放后是 {scaled}，分布更平缓。分数差得太多，权重就集中到少数位置，部分梯度也会变小。",

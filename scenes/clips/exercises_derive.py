@@ -140,8 +140,8 @@ def shapes_flow(scene: Any, sizes: Any, rows: Sequence[Any], table: Any) -> None
     scene.play(Appear(sizes))
     for i, row in enumerate(rows):
         shape = table.cells[i][2]
-        scene.play(Appear(VGroup(*[m for m in row if m is not shape])), run_time=0.5)
-        flow(scene, shape, [*[table.cells[k][2] for k in range(i - 1, -1, -1)], sizes], show=0.4)
+        flow(scene, shape, [*[table.cells[k][2] for k in range(i - 1, -1, -1)], sizes], show=0.4,
+             also=[Appear(VGroup(*[m for m in row if m is not shape]))], quick=True)
 
 
 # ---------------------------------------------------------------- the clip's steps (mixed into the scene)

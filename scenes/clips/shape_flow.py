@@ -62,10 +62,12 @@ def copy_of(book: NumberBook, label: str, at: Mobject) -> Mobject:
     return mob.scale(at.height / mob.height if mob.height else 1.0).move_to(at)
 
 
-def flow(scene: Any, line: Mobject, around: Sequence[Mobject], show: float = 0.5) -> bool:
+def flow(scene: Any, line: Mobject, around: Sequence[Mobject], show: float = 0.5, also: Sequence[Any] = (),
+         quick: bool = False) -> bool:
     """Bring in `line` (not on screen yet; it appears in `show` seconds), its new sizes flying in from
-    the texts `around` (nearest first: a label is copied from the first text that draws it). False when
-    nothing of it is made this way (the line is only shown)."""
+    the texts `around` (nearest first: a label is copied from the first text that draws it); `also`:
+    animations played with the first flight; quick: each flight as short as the pacing allows (a
+    recap). False when nothing of it is made this way (the line is only shown, with `also`)."""
     book = scene.book
     here, found = spans(book, line), {}
     for mob in around:
@@ -90,9 +92,10 @@ def flow(scene: Any, line: Mobject, around: Sequence[Mobject], show: float = 0.5
                 count += 1
             first_record(book, label)["derivation"] = {"step": book.step, "op": book.sources[label].op,
                                                        "shows": list(sources), "motion": "flow"}
-        scene.play(*moves, run_time=derive.seconds(count, scene.pace))
+        scene.play(*moves, *(also if k == 0 else ()),
+                   run_time=derive.seconds(1 if quick else count, scene.pace))
     if landed and derive.MOMENTS is not None:     # tests: the layout with every copy landed
         derive.MOMENTS.append({"label": next(iter(landed)), "flow": list(landed),
                                **snapshot(scene, book, book.step)})
-    scene.play(Appear(line), *[Vanish(m) for m in landed.values()], run_time=show)
+    scene.play(Appear(line), *[Vanish(m) for m in landed.values()], *(() if landed else also), run_time=show)
     return bool(landed)

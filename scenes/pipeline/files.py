@@ -36,16 +36,39 @@ def write_atomic(path: Path, data: str) -> None:
     os.replace(tmp, path)
 
 
+class Held:
+    """A signal handler that only notes the signals that came (signals_held)."""
+
+    def __init__(self) -> None:
+        self.caught: list[int] = []
+
+    def __call__(self, signum: int, frame: object) -> None:
+        self.caught.append(signum)
+
+
+HELD = (signal.SIGINT, signal.SIGTERM)
+
+
 @contextmanager
 def signals_held() -> Iterator[None]:
     """Ctrl-C and SIGTERM wait until the block ends, so that a render's files are replaced as a
-    set (old video with new subtitles never happens). SIGKILL cannot wait: its window is the
-    few renames inside the block."""
+    set (old video with new subtitles never happens); then the first that came is handled as it
+    would have been. Python runs handlers in the main thread whichever thread the signal reached
+    (the encoder's threads too), so the handlers are swapped, not the thread's mask. SIGKILL
+    cannot wait: its window is the few renames inside the block."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    held = Held()
+    previous = {s: signal.signal(s, held) for s in HELD}
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        for s in held.caught[:1]:
+            handler = previous[s]
+            if callable(handler):
+                handler(s, None)
+            elif handler == signal.SIG_DFL:
+                signal.raise_signal(s)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
+import threading
 from pathlib import Path
 
 from scenes.kit import lang as language
@@ -27,10 +28,18 @@ def module_file(name: str) -> Path | None:
     return None
 
 
+# CPython 3.11 keeps the AST builder's recursion depth per interpreter, not per call: two threads
+# parsing at once (the local executor checks its tasks out in threads) can fail with "SystemError:
+# AST constructor recursion depth mismatch" (python/cpython#106905). One parse at a time.
+PARSING = threading.Lock()
+
+
 def imported(path: Path) -> set[Path]:
     """The project files `path` imports directly (and each package's __init__ on the way)."""
     found: set[Path] = set()
-    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+    with PARSING:
+        tree = ast.parse(path.read_text("utf-8"))
+    for node in ast.walk(tree):
         names: list[str] = []
         if isinstance(node, ast.Import):
             names = [a.name for a in node.names]

@@ -161,6 +161,13 @@ def test_derivations_show_their_sources_and_keep_the_contract_mid_motion(case):
     assert len(moments) == len(shown)
 
 
+def test_a_shortened_mix_keeps_the_heaviest_weights():
+    """Eight rows, nearly all the weight on x5: the sum left shorter still shows the term that makes z."""
+    built, _, problems = derived(inputs_for(CLIP, x="1 0; 0 1; 1 1; 0.5 0.5; -1 0; 100 100; 0 -1; 2 2", query=5))
+    made = built.value("output[0][0]")["derivation"]
+    assert problems == [] and made["shorter"] and made["expression"].startswith("1.0000 · 100 + ")
+
+
 def test_planted_wrong_source_and_value_are_caught(monkeypatch):
     """z's first component takes X's second column; then the right labels with the next weight's number."""
     from scenes.clips import weighted_average as clip

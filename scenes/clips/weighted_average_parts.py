@@ -240,7 +240,12 @@ def first_weight(book: NumberBook, table: Table) -> list[Derivation]:
 
 
 def first_mix(book: NumberBook, r: Any, parts: MatrixGrid, total: MatrixGrid, width: float) -> Derivation:
-    """z's first component = Σⱼ αⱼ · xⱼ[0], each pair coming from its row of α · xⱼ."""
+    """z's first component = Σⱼ αⱼ · xⱼ[0], each pair coming from its row of α · xⱼ; where the sum is
+    too wide to show whole, the heaviest weights first, so that the terms left out weigh least."""
     pairs = [(Term(f"weights[{j}][0]", float(r.weights[j]), 4, at=parts.row_labels[j]),
               alone(f"x[{j}][0]", r.x[j, 0], parts.row_labels[j])) for j in range(len(r.x))]
-    return ex.weighted(total, (0, 0), ex.cell(book, total, 0, 0), pairs, width)
+    made = ex.weighted(total, (0, 0), ex.cell(book, total, 0, 0), pairs, width)
+    if made.shorter:
+        heavy = sorted(range(len(pairs)), key=lambda j: -r.weights[j])
+        made = ex.weighted(total, (0, 0), made.result, [pairs[j] for j in heavy], width)
+    return made

@@ -50,6 +50,22 @@ def test_a_step_splits_only_when_one_board_would_be_too_small():
     assert plan(None, [[Page(("a", (), {}), wide)], last], area, [0.6, 0.6]) == last   # none fits: the last
 
 
+
+def test_the_chosen_option_keeps_its_own_arrangement_of_shared_blocks():
+    """Two options show the same blocks arranged differently (one board: beside; two boards: each
+    alone, a label under its block): each page's `lay` runs as it is measured, so the chosen
+    option's arrangement is the one shown (planted: without it, the split option measures blocks
+    still arranged for the board that did not fit)."""
+    area = Area(width=10, top=3, bottom=-3)
+    a, b, label = *boxes((9, 2), (9, 2)), Rectangle(width=12, height=0.5)
+    both, alone = VGroup(a, b), VGroup(a, label)
+    one = [Page(("a", (), {}), both, lay=lambda: both.arrange(RIGHT, buff=0.5))]
+    two = [Page(("b", (), {}), alone, lay=lambda: alone.arrange(DOWN, buff=0.2)), Page(("c", (), {}), VGroup(b))]
+    chosen = plan(None, [one, two], area, [0.6, 0.6])
+    assert chosen == two and label.get_top()[1] < a.get_bottom()[1]
+    assert chosen[0].scale == pytest.approx(10 / 12)       # measured as laid: the label's width
+
+
 # A clip added by one module: two grids beside each other (or stacked, or on two boards) and a note.
 NEW_CLIP = '''"""Scores and their softmax weights, side by side."""
 from scenes.compute.average import softmax

@@ -15,7 +15,7 @@ from scenes.kit.base import ClipScene
 from scenes.kit.inputs import InputError, flag, integer, matrix, number, tokens
 from scenes.kit.clip import Clip, Option
 from scenes.kit.blocks import RowNames, arrow, linked, pair, row_of, stack
-from scenes.kit.page import Page, choose, fits, needed, phrase, turn
+from scenes.kit.page import Page, choose, fits, needed, phrase, plan, turn
 
 
 def rules(raw: dict) -> dict:
@@ -45,7 +45,8 @@ class CausalMask(ClipScene):
         name="causal-mask", section="4.4", title="因果掩码为什么应放在 softmax 前",
         summary="4.4 softmax 前的因果掩码、五步查询表与因果性检查",
         rules=rules,
-        defaults={"q": "1 0; 0 1; 1 1", "k": "1 0; 0 1; 1 1", "v": "1 0; 0 1; 1 1", "delta": 10, "cache_view": 3},
+        defaults={"q": "1 0; 0 1; 1 1", "k": "1 0; 0 1; 1 1", "v": "1 0; 0 1; 1 1",
+                  "delta": 10, "cache_view": 3},
         options=(
             Option('q', "queries, e.g. '1 0; 0 1; 1 1'"),
             Option('k', 'keys (as wide as Q)'),
@@ -114,20 +115,25 @@ class CausalMask(ClipScene):
         a = grid(book, f"weights{suffix}", steps.weights, hidden=steps.mask != 0, heat="weights",
                  col_labels=self.key_names, col_color=style.KEY, header="A = softmax(S + M)")
         sums = column(book, f"row_sums{suffix}", steps.row_sums, col_labels=["行和"], col_color=style.ACCENT)
-        weights, names, link = row_of([a, sums], buff=0.15), RowNames(book, a, self.query_names, style.QUERY), arrow(book)
+        weights, link = row_of([a, sums], buff=0.15), arrow(book)
+        names = RowNames(book, a, self.query_names, style.QUERY)
         group, ways = linked(m, link, weights, names)
-        page = VGroup(*[p for p in (top, group, note) if p is not None])
-        choose(page, [lambda w=w: (w(), page.arrange(DOWN, buff=0.45)) for w in ways], AREA, needed(book, page))
+        page, first, second = (VGroup(*[p for p in parts if p is not None])
+                               for parts in ((top, group, note), (top, m), (weights, note)))
         intro = [[Write(top)]] if top is not None else []
         ending = [[Appear(note)]] if note is not None else []
-        if fits(book, page, AREA):
-            return self.pages([(whole, page, intro + [[Appear(m)], [Appear(link), Appear(weights)]] + ending, say)])
-        ways[0]()
-        names.attach(weights)
-        first = VGroup(*[p for p in (top, m) if p is not None]).arrange(DOWN, buff=0.45)
-        second = VGroup(*[p for p in (weights, note) if p is not None]).arrange(DOWN, buff=0.45)
-        self.pages([(whole, first, intro + [[Appear(m)]], say[:1]),
-                    (alone, second, [[Appear(weights)]] + ending, say[1:])])
+
+        def apart():
+            ways[0]()
+            names.attach(weights)
+            first.arrange(DOWN, buff=0.45)
+            second.arrange(DOWN, buff=0.45)
+        together = [lambda w=w: (w(), page.arrange(DOWN, buff=0.45)) for w in ways]
+        one = Page(whole, page, intro + [[Appear(m)], [Appear(link), Appear(weights)]] + ending, say,
+                   lay=lambda: choose(page, together, AREA, needed(book, page)))
+        two = [Page(whole, first, intro + [[Appear(m)]], say[:1], lay=apart),
+               Page(alone, second, [[Appear(weights)]] + ending, say[1:])]
+        turn(self, plan(book, [[one], two], AREA), AREA)
 
     # -- steps
     def five_steps(self):
@@ -137,11 +143,12 @@ class CausalMask(ClipScene):
         r, book, causal = self.result, self.book, self.inputs["causal"]
         case = mask_case(r, causal)
         slots = {"row": book.index("nan_row", r.nan_rows[0])} if case == "nan" else {"one": book.const(1)}
-        triu = book.index("triu_diagonal", self.inputs["diagonal"] + self.inputs["cached"]) if causal else None
+        diagonal = self.inputs["diagonal"]
+        triu = book.index("triu_diagonal", diagonal + self.inputs["cached"]) if causal else None
         head = book.compose("M：triu(diagonal={}) 标出的位置为 −∞", triu) if causal else "掩码关闭：M 全为零"
         whole, alone = MASK[case]
         self.mask_pages(phrase(whole, **slots), phrase(alone, **slots), head, r.steps, "",
-                        mask_say(case, self.inputs["diagonal"], triu, slots), top=formula(book, self.inputs["scale"]))
+                        mask_say(case, diagonal, triu, slots), top=formula(book, self.inputs["scale"]))
 
     def other_route(self):
         r, book, post = self.result, self.book, self.result.post
@@ -156,25 +163,25 @@ class CausalMask(ClipScene):
         intro, tail = [said("route.intro"), said(shrink_key(post, hidden))], route_say(book, r)
         note = route_note(book, r)
         link, right = arrow(book), row_of([zeroed, sums], buff=0.15)
-        top, top_ways = linked(probs, link, right, RowNames(book, zeroed, self.query_names, style.QUERY), gap=1.0)
+        names = RowNames(book, zeroed, self.query_names, style.QUERY)
+        top, top_ways = linked(probs, link, right, names, gap=1.0)
         bottom, bottom_ways = pair(renorm, note, edge=ORIGIN)
         page = VGroup(top, bottom)
-        choose(page, [lambda a=a, b=b: (a(), b(), page.arrange(DOWN, buff=0.5, aligned_edge=LEFT))
-                    for a in top_ways for b in bottom_ways], AREA, needed(book, page))
-        if fits(book, page, AREA):
-            return self.pages([(phrase(ROUTE["both"], cut=cut, route=route), page,
-                                [[Appear(probs)], [Appear(link), Appear(right)], [Appear(renorm)], [Appear(note)]],
-                                intro + tail)])
-        choose(bottom, bottom_ways, AREA, needed(book, bottom))
-        last = (phrase(ROUTE["end"], route=route), bottom, [[Appear(renorm)], [Appear(note)]], tail)
-        choose(top, top_ways, AREA, needed(book, top))
-        if fits(book, top, AREA):
-            return self.pages([(phrase(ROUTE["start"], cut=cut), top, [[Appear(probs)], [Appear(link), Appear(right)]], intro),
-                               last])
-        top_ways[1]()
-        self.pages([(phrase(ROUTE["p"]), probs, [[Appear(probs)]], [said("route.p")]),
-                    (phrase(ROUTE["zero"], cut=cut), right, [[Appear(right)]], [said("route.zero"), intro[1]]),
-                    last])
+        ways = [lambda a=a, b=b: (a(), b(), page.arrange(DOWN, buff=0.5, aligned_edge=LEFT))
+                for a in top_ways for b in bottom_ways]
+        shown = [[Appear(probs)], [Appear(link), Appear(right)]]
+        last = Page(phrase(ROUTE["end"], route=route), bottom, [[Appear(renorm)], [Appear(note)]], tail,
+                    lay=lambda: choose(bottom, bottom_ways, AREA, needed(book, bottom)))
+        whole = phrase(ROUTE["both"], cut=cut, route=route)
+        options = [
+            [Page(whole, page, shown + [[Appear(renorm)], [Appear(note)]], intro + tail,
+                  lay=lambda: choose(page, ways, AREA, needed(book, page)))],
+            [Page(phrase(ROUTE["start"], cut=cut), top, shown, intro,
+                  lay=lambda: choose(top, top_ways, AREA, needed(book, top))), last],
+            [Page(phrase(ROUTE["p"]), probs, [[Appear(probs)]], [said("route.p")], lay=top_ways[1]),
+             Page(phrase(ROUTE["zero"], cut=cut), right, [[Appear(right)]], [said("route.zero"), intro[1]]),
+             last]]
+        turn(self, plan(book, options, AREA), AREA)
 
     def other_diagonal(self):
         r, book, causal = self.result, self.book, self.inputs["causal"]
@@ -196,13 +203,15 @@ class CausalMask(ClipScene):
         verdict = book.compose(VERDICT[(r.verdict_on[t], r.verdict_off[t])], self.qname())
         caption = phrase(CHECK["whole"], verdict)
         row, ch = r.changed_row, r.check_on
-        changed, by = book.index("changed_row", row), book.fmt("delta", r.delta, style.decimals_for([r.delta]))
+        changed = book.index("changed_row", row)
+        by = book.fmt("delta", r.delta, style.decimals_for([r.delta]))
         delta = book.text("只改第 {row} 行：K、V 各加 {delta}", row=changed, delta=by, size=style.LABEL_SIZE,
                           color=style.ACCENT)
         n = range(len(self.queries))
         same = [[r.verdict_on[i] == "same", r.verdict_off[i] == "same"] for i in n]
         shifts = grid(book, [[f"shift_causal[{i}]", f"shift_open[{i}]"] for i in n],
-                      [[a, b] for a, b in zip(ch.shift, r.check_off.shift)], hidden=same, hidden_mark="unchanged",
+                      [[a, b] for a, b in zip(ch.shift, r.check_off.shift)],
+                      hidden=same, hidden_mark="unchanged",
                       hidden_color=style.VALUE, row_labels=self.query_names, row_color=style.QUERY,
                       col_labels=["有掩码", "无掩码"], header="各输出的最大变化 max|Δz|").frame_row(t, style.TRACK)
         outputs = [ch.before[t], ch.after[t], r.check_off.before[t], r.check_off.after[t]]
@@ -214,25 +223,27 @@ class CausalMask(ClipScene):
         note = check_note(self)
         right = stack(shifts, z, note, buff=0.45)
         full = changed_inputs(self, row, delta, proxies=True)
-        left = changed_inputs(self, row, delta, proxies=False, full=check_fits(book, full, right, shifts, z, note))
+        full = check_fits(book, full, right, shifts, z, note)      # the inputs in full, if that reads
+        left = changed_inputs(self, row, delta, proxies=False, full=full)
         found = check_say(self, changed)
-        if check_fits(book, left, right, shifts, z, note):
-            return self.pages([(caption, VGroup(left, right), [[Appear(left)], [Appear(shifts)], [Appear(z), Appear(note)]],
-                                [said("check.ask"), said("check.change", row=changed, delta=by), *found])])
-        # The inputs on a page of their own; the outputs stacked or side by side, or on two pages.
-        right, low = stack(shifts, z, note, buff=0.45), stack(z, note, buff=0.45)
-        choose(right, [lambda: right.arrange(DOWN, buff=0.45),
-                     lambda: (low.arrange(DOWN, buff=0.45), VGroup(shifts, low).arrange(RIGHT, buff=0.8, aligned_edge=UP))],
-             AREA, needed(book, right))
-        first = (caption, left, [[Appear(left)]],
-                 [said("check.ask"), said("check.change", row=changed, delta=by), said("check.rule")])
+        ask = [said("check.ask"), said("check.change", row=changed, delta=by)]
+        # One page; or the inputs on a page of their own, the outputs stacked or beside, or on two pages.
+        both, apart, low = VGroup(left, right), stack(shifts, z, note, buff=0.45), stack(z, note, buff=0.45)
+        beside = [lambda: apart.arrange(DOWN, buff=0.45),
+                  lambda: (low.arrange(DOWN, buff=0.45),
+                           VGroup(shifts, low).arrange(RIGHT, buff=0.8, aligned_edge=UP))]
+        inputs = Page(caption, left, [[Appear(left)]], ask + [said("check.rule")])
         after = phrase(CHECK["after"], verdict)
-        if fits(book, right, AREA):
-            return self.pages([first, (after, right, [[Appear(shifts)], [Appear(z), Appear(note)]],
-                                       [*found, said("check.why")])])
-        low.arrange(DOWN, buff=0.45)
-        self.pages([first, (after, shifts, [[Appear(shifts)]], found),
-                    (after, low, [[Appear(z), Appear(note)]], [said("check.why")])])
+        options = [
+            [Page(caption, both, [[Appear(left)], [Appear(shifts)], [Appear(z), Appear(note)]], ask + found,
+                  lay=lambda: check_fits(book, left, right, shifts, z, note))],
+            [inputs, Page(after, apart, [[Appear(shifts)], [Appear(z), Appear(note)]],
+                          [*found, said("check.why")],
+                          lay=lambda: choose(apart, beside, AREA, needed(book, apart)))],
+            [inputs, Page(after, shifts, [[Appear(shifts)]], found),
+             Page(after, low, [[Appear(z), Appear(note)]], [said("check.why")],
+                  lay=lambda: low.arrange(DOWN, buff=0.45))]]
+        turn(self, plan(book, options, AREA), AREA)
 
     def cache_view(self):
         book, c, d = self.book, self.result.cache, self.inputs["diagonal"]
@@ -247,7 +258,8 @@ class CausalMask(ClipScene):
         fresh, cached, legend = cache_grids(book, c, d, n_c, first)
         both, ways = pair(fresh, cached, gap=1.0)
         page = VGroup(both, legend)
-        choose(page, [lambda w=w: (w(), page.arrange(DOWN, buff=0.5)) for w in ways], AREA, needed(book, page))
+        ways = [lambda w=w: (w(), page.arrange(DOWN, buff=0.5)) for w in ways]
+        choose(page, ways, AREA, needed(book, page))
         AREA.place(page)
         self.play(Appear(fresh))
         self.play(Appear(cached), Appear(legend))

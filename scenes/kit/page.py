@@ -131,12 +131,14 @@ class Page:
     function of the page's scale that lays the pieces out (buffs times the scale) and returns
     them. reveal: batches of animations, or a function returning them once the page is placed;
     None: each piece of the group appears through `show`. say: the narration (phrases);
-    most: the largest scale this page may take."""
+    most: the largest scale this page may take; lay: arranges the blocks (the way this page
+    shows pieces another option arranges otherwise), run before the page is measured."""
     caption: tuple
     blocks: Mobject | Callable[[float], VGroup]
     reveal: Any = None
     say: Sequence[tuple] = ()
     most: float | None = None
+    lay: Callable[[], object] | None = None
     scale: float = field(default=1.0, init=False)
 
     def laid_out(self, scale: float = 1.0) -> Mobject:
@@ -146,10 +148,13 @@ class Page:
 def plan(book: NumberBook, options: Sequence[Sequence[Page]], area: Area,
          needs: Sequence[float] | None = None) -> list[Page]:
     """The first option whose every page fits the area at its need or more (a scale; by
-    default the one keeping every number READABLE_H tall), else the last option."""
+    default the one keeping every number READABLE_H tall), else the last option. Each page is
+    laid (`lay`) as it is measured: the chosen option's pages stay as laid."""
     pages: Sequence[Page] = []
     for n, pages in enumerate(options):
         for page in pages:
+            if page.lay is not None:
+                page.lay()
             mob = page.laid_out(1.0)
             page.scale = area.room(mob, page.most)
         need = needs[n] if needs else None

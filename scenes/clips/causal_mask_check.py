@@ -25,9 +25,12 @@ def check_say(scene, changed) -> list[tuple]:
     def shift(name, value):          # a moved output's shift, drawn with four decimals
         return book.fmt(f"shift_{name}[{t}]", value)
     hidden = on == "same" and not sees_last(scene)
-    found = (said("on.nan", scene.qname()) if on == "nan" else
-             said("on.moved", query=scene.qname(), row=changed, shift=shift("causal", r.check_on.shift[t]))
-             if on == "moved" else said("on.hidden" if hidden else "on.flat", query=scene.qname(), row=changed))
+    if on == "nan":
+        found = said("on.nan", scene.qname())
+    elif on == "moved":
+        found = said("on.moved", query=scene.qname(), row=changed, shift=shift("causal", r.check_on.shift[t]))
+    else:
+        found = said("on.hidden" if hidden else "on.flat", query=scene.qname(), row=changed)
     if off in ("same", "nan"):
         flat = off == "same" and on == "same" and not hidden
         return [found, said("off.flat" if flat else "off." + off)]

@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, Mobject, VGroup
 
-from scenes.clips.causal_mask_words import (DIAGONAL, LEGEND, NARRATION, ROUTE_NAN, ROUTE_NOTE, ROUTE_NOTE_REST,
-                                            ROUTE_WORDS, SHRINK)
+from scenes.clips.causal_mask_words import (DIAGONAL, LEGEND, NARRATION, ROUTE_NAN, ROUTE_NOTE,
+                                            ROUTE_NOTE_REST, ROUTE_WORDS, SHRINK)
 from scenes.compute import masking as compute
 from scenes.kit import style
 from scenes.kit.blocks import proxy, stack
@@ -41,7 +41,8 @@ def line(book: NumberBook, name: str, values, **kw) -> MatrixGrid:
     return grid(book, [[f"{name}[{c}]" for c in range(len(values))]], values[None, :], **kw)
 
 
-def input_grid(book: NumberBook, name: str, label: str, values, color: str, names, changed=None) -> MatrixGrid:
+def input_grid(book: NumberBook, name: str, label: str, values, color: str, names,
+               changed=None) -> MatrixGrid:
     """K or V (or K′, V′) with the key names; the changed row framed when given."""
     mob = grid(book, label, values, style.decimals_for(values), row_labels=names, row_color=style.KEY,
                header=name, header_color=color)
@@ -105,7 +106,8 @@ def shrink_words(book: NumberBook, post, hidden) -> Shown:
     rows = np.flatnonzero(hidden.any(-1))
     if not len(rows):
         return book.compose(SHRINK["none"])
-    case = "all" if len(post.shrunk_rows) == len(rows) else "underflow" if not len(post.shrunk_rows) else "some"
+    shrunk = len(post.shrunk_rows)
+    case = "all" if shrunk == len(rows) else "underflow" if not shrunk else "some"
     return book.compose(SHRINK[case], one=book.const(1))
 
 
@@ -154,7 +156,8 @@ def route_note(book: NumberBook, r) -> VGroup:
                             color=style.MASK),
                   book.label("−∞ 路线先遮住再 softmax，不会下溢", color=style.VALUE)]
     if (~np.isnan(post.renormalised).all(-1) & ~np.isnan(r.steps.weights).all(-1)).any():
-        says = (ROUTE_NOTE_REST if len(post.underflow_rows) else ROUTE_NOTE)[compute.route_agreement(r.route_gap)]
+        notes = ROUTE_NOTE_REST if len(post.underflow_rows) else ROUTE_NOTE
+        says = notes[compute.route_agreement(r.route_gap)]
         lines += [book.label(says, color=style.VALUE),
                   book.text("最大差：{}", book.fmt("route_gap", r.route_gap), color=style.ACCENT)]
     if len(r.nan_rows):
@@ -194,7 +197,8 @@ def mask_say(case: str, diagonal: int, triu: Shown | None, slots: dict) -> list[
     return [said(f"mask.{case}.m", *([triu] if case == "none" else [])), said(f"mask.{case}.a")]
 
 
-def check_fits(book: NumberBook, left: Mobject, right: VGroup, shifts: Mobject, z: Mobject, note: Mobject) -> bool:
+def check_fits(book: NumberBook, left: Mobject, right: VGroup, shifts: Mobject, z: Mobject,
+               note: Mobject) -> bool:
     """The causality check: inputs beside the outputs, or above them, the roomiest way; does it read?"""
     page, low = VGroup(left, right), VGroup(*[m for m in (z, note) if m.family_members_with_points()])
     return arrange(book, page, [lambda: (right.arrange(DOWN, buff=0.45), page.arrange(RIGHT, buff=0.8)),
@@ -211,7 +215,8 @@ def said(key: str, *slots: Shown, **named: Shown) -> tuple:
 def route_say(book: NumberBook, r) -> list[tuple]:
     """Step 3's last sentences: the renormalised rows against the −∞ route, the rows NaN on
     both ({nan}), why the book masks first."""
-    nan = book.compose(ROUTE_NAN, book.index("nan_row", r.nan_rows[0])) if len(r.nan_rows) else book.compose("")
+    nan = (book.compose(ROUTE_NAN, book.index("nan_row", r.nan_rows[0])) if len(r.nan_rows)
+           else book.compose(""))
     if len(r.post.underflow_rows):
         part = said("route.underflow", rows=rows_words(book, r.post.underflow_rows), nan=nan)
     elif compute.route_agreement(r.route_gap) == "lost":

@@ -167,3 +167,19 @@ def test_planted_wrong_source_is_caught(monkeypatch):
         book, board, zoom, b, t, (c + 1) % len(zoom.table.cells[1:])))
     _, _, problems = derived(inputs_for(CLIP))
     assert any("which it is not made from" in p for p in problems), problems
+
+
+def test_without_room_on_the_page_the_caption_line_or_nothing(monkeypatch):
+    """Forced (no legal input needs it): no band under the zoom -> the strip by the caption line,
+    or nothing, the records saying why; the prefix max still slides from its change."""
+    from scenes.kit import derive
+    monkeypatch.setattr(clip_module, "keeps_contract", lambda book, mob, area: False)
+    built, _, problems = derived(inputs_for(CLIP))
+    assert problems == [], problems
+    where = [d.get("where", d.get("skipped")) for k, d in made(built).items() if ".change" in k]
+    assert where == ["no room", "caption line"]       # step 2's board reaches the caption line; step 3's not
+    monkeypatch.setattr(derive, "strip", lambda scene, page, ds: None)
+    built, moments, problems = derived(inputs_for(CLIP))
+    assert problems == [] and moments == []
+    assert [d["skipped"] for k, d in made(built).items() if ".change" in k] == ["no room"] * 2
+    assert made(built)["on.prefix_max"]["motion"] == "slide"

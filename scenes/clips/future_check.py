@@ -164,8 +164,8 @@ class FutureCheck(ClipScene):
                           color=style.MASK).next_to(zoom, DOWN, buff=0.2))
         said = NARRATION["made.moved" if gap > 0 else "made.same"]
         self.narrate(said, **named(said, {**where, "feature": book.index(f"feature[{c}]", c), "change": slot(
-            book, f"{name}.change[{b}][{t}]", gap), "y": book.fmt(f"{name}.y[{b}][{t}][{c}]", run.y[b, t, c]),
-            "y2": book.fmt(f"{name}.y2[{b}][{t}][{c}]", run.y2[b, t, c])}))
+            book, f"{name}.change[{b}][{t}]", gap), "before": book.fmt(f"{name}.y[{b}][{t}][{c}]", run.y[b, t, c]),
+            "after": book.fmt(f"{name}.y2[{b}][{t}][{c}]", run.y2[b, t, c])}))
         mode = "因果掩码开 · 前缀最大差" if on else "因果掩码关 · 前缀最大差"
         summary = VGroup(note(book, mode, color=style.TEXT, size=style.BODY_SIZE), worst).arrange(RIGHT, buff=0.2)
         made = parts.change_made(book, board, zoom, b, t, c)

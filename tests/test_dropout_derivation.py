@@ -63,7 +63,9 @@ SAME_FOR_EVERY_P = re.compile(r"mean_row\[\d+\]|expected_sum|prob_total")
 
 
 def input_label(name, idx):
-    return {"weights": f"weights[{idx[0]}]" if idx else "", "p": "p"}.get(name) or f"{name}[{idx[0]}].mask[{idx[1]}]"
+    if name == "weights":
+        return f"weights[{idx[0]}]"
+    return "p" if name == "p" else f"{name}[{idx[0]}].mask[{idx[1]}]"
 
 
 def jacobian_inputs(w, p, chosen, samples, table, counts):
@@ -150,7 +152,8 @@ def test_eval_mode_rows_are_the_weights():
     comes from its weight alone, whatever the mask says."""
     w = torch.tensor([0.5, 0.25, 0.25], dtype=torch.float64)
     jac = torch.autograd.functional.jacobian(lambda a: torch.nn.Dropout(0.5).eval()(a), w)
-    sources = compute.provenance(compute.dropout_lesson(w.numpy(), 0.5, "eval", [np.array([1, 0, 1], bool)], 2, 0))
+    lesson = compute.dropout_lesson(w.numpy(), 0.5, "eval", [np.array([1, 0, 1], bool)], 2, 0)
+    sources = compute.provenance(lesson)
     for i in range(3):
         for label in (f"chosen[0].row[{i}]", f"eval.row[{i}]"):
             assert inputs_of(label, sources) == {f"weights[{j}]" for j in np.flatnonzero(jac[i].numpy())}
@@ -196,6 +199,8 @@ def test_the_book_default_makes_one_kept_entry_its_row_sum_and_an_expectation():
     assert d["mean_row[0]"]["expression"].startswith("0.125000 · 0.400000 + ")
     assert d["mean_row[0]"]["expression"].endswith("= 0.200000")
     assert [m["label"] for m in moments] == ["chosen[0].row[0]", "chosen[0].sum", "mean_row[0]"]
+    entry = built.value("chosen[0].row[0]")           # the manifest says where it comes from
+    assert entry["from"] == ["chosen[0].mask[0]", "weights[0]", "scale"] and entry["op"] == "dropout"
     assert "以掩码 101 的位置 0 为例：保留位 1 乘原权重 0.200000，再乘 2，得到 0.400000" in built.scene.narration[2]
 
 
@@ -217,7 +222,8 @@ def test_a_shortened_mask_list_says_shorter():
     assert d["shorter"] and d["expression"].endswith("+ … = " + built.value("mean_row[0]")["text"])
 
 
-CASES = [("preset", p) for p in ("dropout-p02", "dropout-zero", "dropout-six")] + [("seed", s) for s in range(8)]
+CASES = [("preset", p) for p in ("dropout-p02", "dropout-zero", "dropout-six")] + \
+        [("seed", s) for s in range(8)]
 
 
 @pytest.mark.parametrize("kind, case", CASES, ids=[str(c) for _, c in CASES])

@@ -137,6 +137,8 @@ def test_the_book_default_makes_the_prefix_difference_from_the_two_outputs():
     d = made(built)
     assert re.fullmatch(r"\| (−?\d\.\d{4}) − \(?\1\)? \| = 0", d["on.change[0][3]"]["expression"])
     assert d["on.prefix_max"] == {"step": 2, "op": "max", "shows": ["on.change[0][3]"], "motion": "slide"}
+    change = built.value("on.change[0][3]")           # the manifest says where it comes from
+    assert change["from"] == ["on.y[0][3][0]", "on.y2[0][3][0]"] and change["op"] == "max abs difference"
     off = next(k for k in d if k.startswith("off.change"))
     assert d["off.prefix_max"]["shows"] == [off] and d[off]["expression"].endswith(
         "= " + built.value("off.prefix_max")["text"])

@@ -42,7 +42,8 @@ def term(book: NumberBook, mob: Mobject, source: bool = True) -> Term:
     return Term(meta["label"], rec["value"], decimals, at=mob, source=source)
 
 
-def total(book: NumberBook, entry: Mobject, terms: Sequence[Term], room: float, op: str = "sum") -> Derivation:
+def total(book: NumberBook, entry: Mobject, terms: Sequence[Term], room: float,
+          op: str = "sum") -> Derivation:
     """entry = a + b + … (a row's sum)"""
     result = term(book, entry)
     tail = ["=", result]
@@ -53,7 +54,8 @@ def total(book: NumberBook, entry: Mobject, terms: Sequence[Term], room: float, 
 def gap(book: NumberBook, entry: Mobject, a: Term, b: Term) -> Derivation:
     """entry = |a − b| (b in brackets when it is negative)"""
     right = ["(", b, ")"] if b.text().startswith("−") else [b]
-    return Derivation(Lone(entry), (0, 0), "max abs difference", ["|", a, "−", *right, "|", "=", term(book, entry)])
+    pieces = ["|", a, "−", *right, "|", "=", term(book, entry)]
+    return Derivation(Lone(entry), (0, 0), "max abs difference", pieces)
 
 
 def listed_sum(book: NumberBook, entry: Mobject, pairs: Sequence[tuple[Term, Term]], room: float,

@@ -229,7 +229,8 @@ class Dropout(ClipScene):
         else:           # the worked expectation from the listed masks, then the rest at once
             self.play(Create(table.rule(summary)), Appear(table.cells[summary][0]))
             derive.derive(self, made, band)
-            rest = [c for row in table.cells[summary:] for c in row[1:] if c is not None and c is not made.grid.entry]
+            rest = [c for row in table.cells[summary:] for c in row[1:]
+                    if c is not None and c is not made.grid.entry]
             self.play(*[Appear(c) for c in rest + [table.cells[-1][0]]], run_time=0.6)
         self.play(Create(table.band([summary, summary + 1])))
 

@@ -197,6 +197,7 @@ def made_says(book: NumberBook, r: Any, k: int, i: int) -> tuple:
 def mean_says(book: NumberBook, r: Any, i: int) -> tuple:
     """Step 3: the expectation of position i as Σ P(m)·row, over every mask or the listed ones."""
     every = len(r.ranked) == len(r.table.masks)
-    return phrase(NARRATION["made.mean" if every else "made.mean.some"], position=book.index(f"position[{i}]", i),
+    return phrase(NARRATION["made.mean" if every else "made.mean.some"],
+                  position=book.index(f"position[{i}]", i),
                   mean=book.fmt(f"mean_row[{i}]", r.table.mean_row[i], DECIMALS),
                   weight=book.fmt(f"weights[{i}]", r.weights[i], DECIMALS))

@@ -158,16 +158,19 @@ class FutureCheck(ClipScene):
         zoom = parts.zoom(book, title, ("y", "y′"), (f"{name}.y[{b}][{t}]", f"{name}.y2[{b}][{t}]"),
                           run.y[b, t], run.y2[b, t], (style.TEXT, style.TEXT))
         gap = float(run.change[b, t])
-        same_text = all(style.format_number(a) == style.format_number(e) for a, e in zip(run.y[b, t], run.y2[b, t]))
+        same_text = all(style.format_number(a) == style.format_number(e)
+                        for a, e in zip(run.y[b, t], run.y2[b, t]))
         if gap > 0 and same_text:     # the two columns read the same at four decimals, yet differ
             zoom.add(note(book, "两列在四位小数内相同，实际最大差 {}", slot(book, f"{name}.change[{b}][{t}]", gap),
                           color=style.MASK).next_to(zoom, DOWN, buff=0.2))
         said = NARRATION["made.moved" if gap > 0 else "made.same"]
-        self.narrate(said, **named(said, {**where, "feature": book.index(f"feature[{c}]", c), "change": slot(
-            book, f"{name}.change[{b}][{t}]", gap), "before": book.fmt(f"{name}.y[{b}][{t}][{c}]", run.y[b, t, c]),
+        self.narrate(said, **named(said, {
+            **where, "feature": book.index(f"feature[{c}]", c), "change": slot(book, f"{name}.change[{b}][{t}]", gap),
+            "before": book.fmt(f"{name}.y[{b}][{t}][{c}]", run.y[b, t, c]),
             "after": book.fmt(f"{name}.y2[{b}][{t}][{c}]", run.y2[b, t, c])}))
         mode = "因果掩码开 · 前缀最大差" if on else "因果掩码关 · 前缀最大差"
-        summary = VGroup(note(book, mode, color=style.TEXT, size=style.BODY_SIZE), worst).arrange(RIGHT, buff=0.2)
+        summary = VGroup(note(book, mode, color=style.TEXT, size=style.BODY_SIZE), worst)
+        summary.arrange(RIGHT, buff=0.2)
         made = parts.change_made(book, board, zoom, b, t, c)
         band = self.show_runs(board, zoom, summary, made)
         target = made.grid.entry

@@ -169,7 +169,8 @@ def provenance(r: DropoutLesson) -> dict[str, Source]:
             for i in range(n):
                 out[f"chosen[{k}].row[{i}]"] = Source("eval", (weights[i],))
             out[f"chosen[{k}].sum"] = Source("sum", tuple(f"chosen[{k}].row[{i}]" for i in range(n)))
-            out[f"chosen[{k}].prob"] = Source("probability", tuple(f"chosen[{k}].mask[{i}]" for i in range(n)))
+            out[f"chosen[{k}].prob"] = Source("probability",
+                                              tuple(f"chosen[{k}].mask[{i}]" for i in range(n)))
     _rows(out, "table", r.table.masks, n, scale, True, "p" if train else None)
     every = range(len(r.table.masks))
     for i in range(n):

@@ -249,15 +249,16 @@ def provenance(r: FutureCheck) -> dict[str, Source]:
                         for q in range(hd):
                             out[f"{z}[{b}][{h}][{t}][{q}]"] = Source("attention", (f"{ctx}[{b}][{t}]",))
                     for c in range(d_n):
-                        at = "".join(f"[{int(k)}]" for k in np.unravel_index(int(taken[t, c]), (h_n, t_n, hd)))
+                        head = np.unravel_index(int(taken[t, c]), (h_n, t_n, hd))
+                        at = "".join(f"[{int(k)}]" for k in head)
                         out[f"{mg}[{b}][{t}][{c}]"] = Source("move", (f"{z}[{b}]{at}",))
                         out[f"{name}.{y_name}[{b}][{t}][{c}]"] = Source("output projection", tuple(
                             f"{mg}[{b}][{t}][{e}]" for e in range(d_n)))
         for b in range(b_n):
             for t in range(t_n):
                 c = int(np.argmax(np.abs(run.y2[b, t] - run.y[b, t])))
-                out[f"{name}.change[{b}][{t}]"] = Source("max abs difference",
-                                                         (f"{name}.y[{b}][{t}][{c}]", f"{name}.y2[{b}][{t}][{c}]"))
+                out[f"{name}.change[{b}][{t}]"] = Source(
+                    "max abs difference", (f"{name}.y[{b}][{t}][{c}]", f"{name}.y2[{b}][{t}][{c}]"))
         b, t = largest(run.change, r.prefix)
         out[f"{name}.prefix_max"] = Source("max", (f"{name}.change[{b}][{t}]",))
     return out

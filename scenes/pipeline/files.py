@@ -66,9 +66,9 @@ def signals_held() -> Iterator[None]:
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
-        for s in held.caught[:1]:
-            handler = previous[s]
+        for came in held.caught[:1]:
+            handler = previous[signal.Signals(came)]
             if callable(handler):
-                handler(s, None)
+                handler(came, None)
             elif handler == signal.SIG_DFL:
-                signal.raise_signal(s)
+                signal.raise_signal(came)

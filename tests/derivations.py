@@ -68,7 +68,7 @@ def moment_problems(manifest, moments, expected, names=None, marks=None, deps=No
 
 
 def flow_problems(manifest, moments, deps):
-    """Shapes that flow (scenes/clips/shape_flow.py), at each flow's moment (every copy landed, the
+    """Shapes that flow (scenes/kit/flow.py), at each flow's moment (every copy landed, the
     line not shown yet): the legibility contract; each size made this way shows exactly the sources
     the test's own rule gives (`deps`), as its `from` does."""
     at = {"frame": manifest["frame"], "numbers": manifest["numbers"]}

@@ -322,7 +322,7 @@ def test_planted_wrong_dependency_is_caught(monkeypatch):
 
 def test_planted_copy_that_never_lands_is_caught(monkeypatch):
     """A flow whose copies are left where they started: at the moment they sit on their sources."""
-    from scenes.clips import shape_flow
+    from scenes.kit import flow as shape_flow
     monkeypatch.setattr(shape_flow.derive, "Fly", lambda mob, start, match=False: Appear(mob.move_to(start)))
     _, _, problems = flow_case(inputs_for("implementation"))
     assert any(p.startswith("mid-flow") and "overlaps" in p for p in problems), problems

@@ -9,7 +9,7 @@ from typing import Any, Sequence
 
 from manim import DOWN, RIGHT, UP, DashedLine, Line, Mobject, Rectangle, VGroup
 
-from scenes.clips.derive_cells import Lone, listed_sum, term, total
+from scenes.kit.derive_cells import Lone, listed_sum, term, total
 from scenes.clips.dropout_words import DECIMALS, MEAN_DECIMALS, one, p, positions, scale, short, zero
 from scenes.kit import derive, expressions as ex, style
 from scenes.kit.columns import Table

@@ -2,7 +2,7 @@
 of W slides into the first column of its transpose, 3.2's heads slide into their concatenation, 3.3's
 subtotal and total are sums of the table's counts, the supplementary weights are a softmax over the
 row the mask leaves (a row with no visible key said as NaN), the wrong softmax's column sums, and the
-shapes flow from row to row (scenes/clips/shape_flow.py). The rest of each grid appears at once.
+shapes flow from row to row (scenes/kit/flow.py). The rest of each grid appears at once.
 
 Each answer's builder (exercises_answers.py) lays out a Band for its expression with its blocks; the
 expression is drawn there, else by the caption line, else left out (its record says so).
@@ -15,7 +15,7 @@ from typing import Any, Sequence
 from manim import LaggedStart, Rectangle, VGroup
 
 from scenes.clips.exercises_parts import heading, question_card
-from scenes.clips.shape_flow import flow
+from scenes.kit.flow import flow
 from scenes.kit import derive, expressions as ex, style
 from scenes.kit.anim import Appear, Vanish
 from scenes.kit.derive import Band

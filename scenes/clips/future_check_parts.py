@@ -11,7 +11,7 @@ import numpy as np
 from manim import (DOWN, LEFT, ORIGIN, RIGHT, UP, DashedLine, Line, ManimColor, Mobject, Rectangle, VGroup,
                    interpolate_color)
 
-from scenes.clips.derive_cells import gap, term
+from scenes.kit.derive_cells import gap, term
 from scenes.kit import style
 from scenes.kit.blocks import share
 from scenes.kit.columns import Table

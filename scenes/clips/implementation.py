@@ -5,7 +5,7 @@ from types import SimpleNamespace
 
 from scenes.clips import implementation_parts as parts
 from scenes.clips.implementation_parts import digits
-from scenes.clips.shape_flow import flow
+from scenes.kit.flow import flow
 from scenes.compute import implementation as compute
 from scenes.kit.anim import Appear
 from scenes.kit.base import ClipScene

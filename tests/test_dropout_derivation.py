@@ -200,7 +200,7 @@ def test_the_book_default_makes_one_kept_entry_its_row_sum_and_an_expectation():
     assert d["mean_row[0]"]["expression"].endswith("= 0.200000")
     assert [m["label"] for m in moments] == ["chosen[0].row[0]", "chosen[0].sum", "mean_row[0]"]
     entry = built.value("chosen[0].row[0]")           # the manifest says where it comes from
-    assert entry["from"] == ["chosen[0].mask[0]", "weights[0]", "scale"] and entry["op"] == "dropout"
+    assert entry["from"] == ["chosen[0].mask[0]", "weights[0]", "scale"] and entry["op"] == "keep"
     assert "以掩码 101 的位置 0 为例：保留位 1 乘原权重 0.200000，再乘 2，得到 0.400000" in built.scene.narration[2]
 
 

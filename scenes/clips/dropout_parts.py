@@ -215,10 +215,10 @@ def entry_made(book: NumberBook, r: Any, t: Table, mode: Mobject, k: int, i: int
     cells = t.cells[k + 2]
     bit, result = term(book, cells[0][i]), term(book, cells[i + 1])
     if not r.masks[k][i]:
-        return Derivation(Lone(cells[i + 1]), (0, 0), "dropout", ["丢弃：m =", bit, "→", result])
+        return Derivation(Lone(cells[i + 1]), (0, 0), "keep", ["丢弃：m =", bit, "→", result])
     weight = term(book, t.cells[1][i + 1])
     scale = Term("scale", r.scale, short([r.scale]), at=mode)
-    return Derivation(Lone(cells[i + 1]), (0, 0), "dropout", [bit, "·", weight, "·", scale, "=", result])
+    return Derivation(Lone(cells[i + 1]), (0, 0), "keep", [bit, "·", weight, "·", scale, "=", result])
 
 
 def sum_made(book: NumberBook, t: Table, row: int, n: int) -> Derivation:

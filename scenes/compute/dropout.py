@@ -136,8 +136,8 @@ def _row(prefix: str, mask, scale: str | None, i: int) -> Source:
     None when the scale is the constant 1 of p = 0, as in eval mode's table); dropped -> its bit only."""
     bit = f"{prefix}.mask[{i}]"
     if not mask[i]:
-        return Source("dropout", (bit,))
-    return Source("dropout", (bit, f"weights[{i}]") + ((scale,) if scale else ()))
+        return Source("keep", (bit,))
+    return Source("keep", (bit, f"weights[{i}]") + ((scale,) if scale else ()))
 
 
 def _rows(out: dict, prefix: str, masks, n: int, scale: str | None, probability: bool, p: str | None) -> None:

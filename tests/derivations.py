@@ -8,9 +8,15 @@ the layouts taken at each derivation's widest moment (derive.watch()).
 deps(label) is the clip test's own oracle of what a label is computed from (index rules written
 in the test, never scenes.compute).
 """
+import os
+
 from conftest import build
 from contract import layout_problems, precision_problems, structure_problems
 from scenes.kit import derive
+
+# Generated inputs per clip whose derivations are checked mid-motion in the suite (DERIVE_CASES=8
+# or more for a wider sample; tests/sweep.py checks the contract at each step's end on 300).
+SEEDS = range(int(os.environ.get("DERIVE_CASES", "4")))
 
 
 def watched(clip, inputs, lang="zh"):

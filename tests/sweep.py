@@ -6,7 +6,7 @@ in English, as in test_contract.py).
     .venv/bin/python tests/sweep.py --cases 50 --clip dropout --jobs 2
 
 Prints one line per failing case (its inputs and first problems) and a summary per clip;
-exit status 1 when any case fails. CI runs the same checks on a sample (SWEEP_CASES=12).
+exit status 1 when any case fails. CI runs the same checks on a sample (SWEEP_CASES=8).
 """
 import argparse
 import multiprocessing

@@ -16,7 +16,7 @@ import torch.nn.functional as F
 
 from conftest import assert_refused, assert_video_with_captions, build, cli, inputs_for, manifest
 from contract import layout_problems, oracle_problems
-from derivations import derivation_problems, moment_problems, watched
+from derivations import SEEDS, derivation_problems, moment_problems, watched
 from scenes.clips import causal_mask_five
 from scenes.clips.causal_mask_five import FiveSteps
 from scenes.kit.derive import Band
@@ -445,7 +445,7 @@ def test_a_row_with_no_visible_key_says_why_it_is_nan():
 
 
 CASES = [("preset", p) for p in ("two-keys", "zero-scores", "no-mask", "cache-3", "journey-causal-mask")] + \
-        [("seed", s) for s in range(8)]
+        [("seed", s) for s in SEEDS]
 
 
 @pytest.mark.parametrize("kind, case", CASES, ids=[str(c) for _, c in CASES])

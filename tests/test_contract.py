@@ -9,7 +9,7 @@ For the defaults and every preset, each step's last frame (854x480) is also read
 Each clip's test module (tests/test_<module>.py) provides
     oracle(inputs)     -> {label: value} for every label the clip may draw, from torch/numpy
     legal_inputs(rng)  -> raw options drawn at the limits of the clip's rules
-SWEEP_CASES (environment) sets the generated cases per clip; CI samples 12 (tests/sweep.py runs 300).
+SWEEP_CASES (environment) sets the generated cases per clip; CI samples 8 (tests/sweep.py runs 300).
 """
 import importlib
 import os
@@ -24,7 +24,7 @@ from pixels import number_problems
 from scenes.pipeline.inputs import InputError, check, preset_names, raw_inputs
 from scenes.pipeline.registry import scene, specs
 
-CASES_PER_CLIP = int(os.environ.get("SWEEP_CASES", "12"))
+CASES_PER_CLIP = int(os.environ.get("SWEEP_CASES", "8"))
 
 
 def clip_tests(clip):

@@ -15,7 +15,7 @@ import torch.nn.functional as F
 
 from conftest import inputs_for
 from contract import layout_problems, oracle_problems
-from derivations import derivation_problems, moment_problems, watched
+from derivations import SEEDS, derivation_problems, moment_problems, watched
 from test_weighted_average import CLIP, oracle
 
 
@@ -151,7 +151,7 @@ def test_the_book_example_makes_a_score_a_weight_and_z():
     assert "第一个分量 0.5777" in built.scene.narration[5]
 
 
-@pytest.mark.parametrize("case", ["journey-weighted-average", 0, 1, 2, 3, 4, 5])
+@pytest.mark.parametrize("case", ["journey-weighted-average", *SEEDS])
 def test_derivations_show_their_sources_and_keep_the_contract_mid_motion(case):
     from test_contract import generated
     inputs = inputs_for(CLIP, case) if isinstance(case, str) else generated(CLIP, 100 + case)[1]

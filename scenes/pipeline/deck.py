@@ -20,7 +20,7 @@ from scenes.kit.lang import SOURCE, tr
 from scenes.pipeline.join import NAME
 from scenes.pipeline.presenter import clip_steps
 from scenes.pipeline.registry import specs
-from scenes.pipeline.files import stem
+from scenes.pipeline.files import own_part, stem
 
 
 
@@ -94,7 +94,7 @@ def poster(video: Path) -> Path:
 
 def whole(target: Path, write: Callable[[Path], object]) -> Path:
     """Write `target` through a temporary name beside it: the finished file or nothing."""
-    tmp = target.with_name(f".{target.name}.part")
+    tmp = own_part(target)
     try:
         write(tmp)
         os.replace(tmp, target)

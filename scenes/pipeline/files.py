@@ -3,12 +3,14 @@ from __future__ import annotations
 
 import os
 import signal
+import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from scenes.kit import lang as language
+from scenes.pipeline.leftovers import mark
 
 
 def stem(clip: str, lang: str = language.SOURCE) -> str:
@@ -30,10 +32,20 @@ def srt_text(captions: list) -> str:
 
 
 def write_atomic(path: Path, data: str) -> None:
-    """Write to a hidden .part file beside `path`, then rename it: never a half-written file."""
-    tmp = path.with_name(f".{path.name}.part")
+    """Write to a hidden .part file beside `path`, then rename it: never a half-written file. The
+    .part is this process's own (two processes writing the same file, as two test workers joining
+    one chapter do, never rename each other's)."""
+    tmp = own_part(path)
     tmp.write_text(data, encoding="utf-8")
     os.replace(tmp, path)
+
+
+def own_part(path: Path, suffix: str = ".part") -> Path:
+    """A new hidden file beside `path`, named by this process (leftovers.sweep removes it if the
+    process dies) and unique to this call."""
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}{mark()}", suffix=suffix)
+    os.close(fd)
+    return Path(name)
 
 
 class Held:

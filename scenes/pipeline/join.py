@@ -15,7 +15,7 @@ from av.container import InputContainer, OutputContainer
 
 from scenes.kit import lang as language
 from scenes.pipeline.registry import Clip
-from scenes.pipeline.files import srt_text, stem, write_atomic
+from scenes.pipeline.files import own_part, srt_text, stem, write_atomic
 
 NAME = "chapter04"
 RATE = 48000            # the chapter's audio: 48 kHz mono AAC
@@ -45,7 +45,7 @@ def join(out: Path, clips: dict[str, Clip], lang: str = language.SOURCE) -> list
         parts += [title, video]
         sections.append({"clip": clip, "section": spec.section, "title": spec.heading(lang),
                          "start": round(start, 3), "end": round(clock, 3)})
-    tmp = out / f".{book}.part.mp4"
+    tmp = own_part(out / f"{book}.mp4", ".mp4")     # this process's own (see files.write_atomic)
     starts = np.cumsum([0.0] + [duration(p) for p in parts[:-1]])
     remux(parts, tmp, sections, mixed_audio(parts, starts))
     os.replace(tmp, out / f"{book}.mp4")

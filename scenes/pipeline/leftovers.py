@@ -33,7 +33,10 @@ def sweep(folder: Path) -> None:
     for path in folder.glob(".*"):
         owner = OWNED.search(path.name)
         if owner and owner.group(2) == HOST and not alive(int(owner.group(1))):
-            shutil.rmtree(path, ignore_errors=True)
+            if path.is_dir():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)       # a file being written whole (files.own_part)
 
 
 def alive(pid: int) -> bool:

@@ -19,6 +19,21 @@ from scenes.kit import derive
 SEEDS = range(int(os.environ.get("DERIVE_CASES", "4")))
 
 
+def cases(presets):
+    """The mid-motion cases of a clip: its presets, then SEEDS generated inputs."""
+    return [("preset", p) for p in presets] + [("seed", s) for s in SEEDS]
+
+
+def case_inputs(clip, kind, case, preset_lang="zh"):
+    """(inputs, lang) of one case: a preset in `preset_lang`, a generated input (seed 100 + n)
+    in English every other one."""
+    from conftest import inputs_for
+    from test_contract import generated
+    if kind == "preset":
+        return inputs_for(clip, case), preset_lang
+    return generated(clip, 100 + case)[1], "en" if case % 2 else "zh"
+
+
 def watched(clip, inputs, lang="zh"):
     with derive.watch() as moments:
         built = build(clip, inputs, lang=lang)

@@ -16,12 +16,11 @@ import torch.nn.functional as F
 
 from conftest import assert_refused, assert_video_with_captions, build, cli, inputs_for, manifest
 from contract import layout_problems, oracle_problems
-from derivations import SEEDS, derivation_problems, moment_problems, watched
+from derivations import case_inputs, cases, derivation_problems, moment_problems, watched
 from scenes.clips import causal_mask_five
 from scenes.clips.causal_mask_five import FiveSteps
 from scenes.kit.derive import Band
 from scenes.kit.expressions import Term
-from test_contract import generated
 
 CLIP = "causal-mask"
 NOISE = 1e-12      # a sum of products this small next to its terms is rounding: any shown value that small agrees
@@ -444,17 +443,12 @@ def test_a_row_with_no_visible_key_says_why_it_is_nan():
     assert all(made[f"masked[0][{j}]"]["motion"] == "drop" for j in range(3))
 
 
-CASES = [("preset", p) for p in ("two-keys", "zero-scores", "no-mask", "cache-3", "journey-causal-mask")] + \
-        [("seed", s) for s in SEEDS]
+CASES = cases(("two-keys", "zero-scores", "no-mask", "cache-3", "journey-causal-mask"))
 
 
 @pytest.mark.parametrize("kind, case", CASES, ids=[str(c) for _, c in CASES])
 def test_derivations_show_their_sources_and_keep_the_contract_mid_motion(kind, case):
-    if kind == "preset":
-        inputs, lang = inputs_for(CLIP, case), "zh"
-    else:
-        inputs, lang = generated(CLIP, 100 + case)[1], "en" if case % 2 else "zh"
-    built, moments, problems = derived(inputs, lang)
+    built, moments, problems = derived(*case_inputs(CLIP, kind, case))
     assert problems == [], "\n".join(problems[:20])
     shown = [r for r in built.manifest()["numbers"] if "where" in r.get("derivation", {})]
     assert len(moments) == len(shown)

@@ -18,10 +18,9 @@ import torch
 
 from conftest import build, inputs_for
 from contract import layout_problems, oracle_problems
-from derivations import SEEDS, derivation_problems, moment_problems, watched
+from derivations import case_inputs, cases, derivation_problems, moment_problems, watched
 from scenes.compute import dropout as compute
 from scenes.compute.provenance import Source, inputs_of
-from test_contract import generated
 from test_dropout import CHECKPOINTS, SHOWN, oracle, sampled
 
 CLIP = "dropout"
@@ -222,17 +221,12 @@ def test_a_shortened_mask_list_says_shorter():
     assert d["shorter"] and d["expression"].endswith("+ … = " + built.value("mean_row[0]")["text"])
 
 
-CASES = [("preset", p) for p in ("dropout-p02", "dropout-zero", "dropout-six")] + \
-        [("seed", s) for s in SEEDS]
+CASES = cases(("dropout-p02", "dropout-zero", "dropout-six"))
 
 
 @pytest.mark.parametrize("kind, case", CASES, ids=[str(c) for _, c in CASES])
 def test_derivations_show_their_sources_and_keep_the_contract_mid_motion(kind, case):
-    if kind == "preset":
-        inputs, lang = inputs_for(CLIP, case), "en"
-    else:
-        inputs, lang = generated(CLIP, 100 + case)[1], "en" if case % 2 else "zh"
-    built, moments, problems = derived(inputs, lang)
+    built, moments, problems = derived(*case_inputs(CLIP, kind, case, "en"))
     assert problems == [], "\n".join(problems[:20])
     assert len(moments) == sum("where" in d for d in made(built).values())
 

@@ -17,11 +17,10 @@ import torch
 
 from conftest import inputs_for
 from contract import layout_problems, oracle_problems
-from derivations import SEEDS, derivation_problems, moment_problems, watched
+from derivations import case_inputs, cases, derivation_problems, moment_problems, watched
 from scenes.clips import future_check as clip_module
 from scenes.compute import future as compute
 from scenes.compute.provenance import Source, inputs_of
-from test_contract import generated
 from test_future_check import attention, draws, oracle
 
 CLIP = "future-check"
@@ -146,17 +145,12 @@ def test_the_book_default_makes_the_prefix_difference_from_the_two_outputs():
     assert "以批 0 的位置 3 为例：两次的输出在每个特征上都相同" in built.scene.narration[2]
 
 
-CASES = [("preset", p) for p in ("future-eval", "future-one-head", "future-tiny-delta")] + \
-        [("seed", s) for s in SEEDS]
+CASES = cases(("future-eval", "future-one-head", "future-tiny-delta"))
 
 
 @pytest.mark.parametrize("kind, case", CASES, ids=[str(c) for _, c in CASES])
 def test_derivations_show_their_sources_and_keep_the_contract_mid_motion(kind, case):
-    if kind == "preset":
-        inputs, lang = inputs_for(CLIP, case), "en"
-    else:
-        inputs, lang = generated(CLIP, 100 + case)[1], "en" if case % 2 else "zh"
-    built, moments, problems = derived(inputs, lang)
+    built, moments, problems = derived(*case_inputs(CLIP, kind, case, "en"))
     assert problems == [], "\n".join(problems[:20])
     assert len(moments) == sum("where" in d for d in made(built).values())
 

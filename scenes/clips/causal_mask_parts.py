@@ -19,7 +19,7 @@ from scenes.kit.page import Area, arrange, phrase
 
 AREA = Area(width=13.0, height=5.6, most=1.35)   # a step's board; small layouts grow at most 1.35x
 NARROW = 4             # a query or output at most this wide is written out in a line
-SHORT = 8              # token labels on grids: at most this many half-width characters, then "…"
+SHORT = 8              # token labels on grids: at most this many half-widths, then "…"
 
 
 def grid(book: NumberBook, name, values, decimals: int = 4, **kw) -> MatrixGrid:
@@ -58,18 +58,6 @@ def vector_text(book: NumberBook, name: str, values, decimals: int = 4) -> Shown
     """'(a, b)' with each component recorded as name[c]."""
     parts = [book.fmt(f"{name}[{c}]", v, decimals) for c, v in enumerate(values)]
     return book.compose("(" + ", ".join("{}" for _ in parts) + ")", *parts)
-
-
-def short(text: str) -> str:
-    """A long token cut to fit above a narrow column ("Transformers" -> "Transfo…"); CJK counts twice."""
-    weight = [2 if ord(ch) > 0x2E80 else 1 for ch in text]
-    if sum(weight) <= SHORT:
-        return text
-    keep, used = 0, 0
-    while used + weight[keep] <= SHORT - 1:
-        used += weight[keep]
-        keep += 1
-    return text[:keep] + "…"
 
 
 def changed_proxy(book: NumberBook, check, names, delta: Mobject) -> VGroup:

@@ -3,7 +3,6 @@ column-aligned number rows and grouped bars (pages: scenes/kit/page.py). Numbers
 through the NumberBook."""
 from __future__ import annotations
 
-import unicodedata
 from typing import Sequence
 
 import numpy as np
@@ -86,19 +85,7 @@ def same_columns(*groups: VGroup) -> None:
 
 def short_names(book: NumberBook, names: Sequence[Shown]) -> list[Shown]:
     """Long token labels cut to SHORT_NAME half-widths with an ellipsis (names q0, k1 stay)."""
-    half = lambda ch: 2 if unicodedata.east_asian_width(ch) in "WF" else 1
-    out = []
-    for name in names:
-        if sum(map(half, name)) <= SHORT_NAME:
-            out.append(name)
-            continue
-        cut, used = "", 0
-        for ch in name:
-            if used + half(ch) > SHORT_NAME - 1:
-                break
-            cut, used = cut + ch, used + half(ch)
-        out.append(book.user_text(cut + "…"))
-    return out
+    return [book.abbreviated(name, SHORT_NAME) for name in names]
 
 
 def column_labels(book: NumberBook, names: Sequence[Shown], color: str) -> list[Mobject]:

@@ -103,6 +103,8 @@ def _walk(mob: Mobject, book: Any, step: int, items: list, seen: set, typed: lis
         item[key] = box(value) if key == "cell" else value
     if meta["users"]:
         item["users"] = [list(u) for u in meta["users"]]
+    if meta.get("full"):
+        item["full"] = meta["full"]      # an abbreviated label's whole text
     items.append(item)
     for label in meta["numbers"] + ([meta["label"]] if meta["kind"] == "number" else []):
         for rec in book.records:

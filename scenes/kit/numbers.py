@@ -57,6 +57,7 @@ class Shown(str):
     labels: tuple[str, ...] = ()
     users: tuple[tuple[str, str], ...] = ()
     by: Any = None
+    full: str | None = None          # an abbreviated user text: the whole of it (abbreviated())
 
     def __new__(cls, text: str, labels: Iterable[str] = (), users: Iterable[tuple[str, str]] = (),
                 by: Any = None) -> Shown:
@@ -68,6 +69,12 @@ class Shown(str):
 def numerals(text: str) -> list[str]:
     """Every digit-like character: 0-9 and any other decimal, super/subscript or fraction."""
     return [c for c in text if unicodedata.category(c) in ("Nd", "No")]
+
+
+def half_widths(text: str) -> int:
+    """How wide a text is set, in half-widths: a wide or fullwidth character (Unicode's East Asian
+    Width W or F: CJK, kana, Hangul, fullwidth forms) counts two, any other one."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
 class NumberBook:
@@ -142,6 +149,21 @@ class NumberBook:
         as given, digits and all; each drawn one is listed in the layout as user text."""
         return self._shown(str(text), users=[(source, str(text))])
 
+    def abbreviated(self, text: str, width: int, source: str = "tokens") -> Shown:
+        """A user's label at most `width` half-widths: as it is when it fits (a text the book made
+        is returned itself), else its start and "…" (counted one), the whole text kept as `full`
+        for the layout record."""
+        if half_widths(text) <= width:
+            return text if isinstance(text, Shown) and self.made(text) else self.user_text(text, source)
+        cut = ""
+        for ch in str(text):
+            if half_widths(cut + ch) > width - 1:
+                break
+            cut += ch
+        shown = self.user_text(cut + "…", source)
+        shown.full = str(text)
+        return shown
+
     def term(self, text: str) -> Shown:
         """A fixed name that is not translated (a class name in code): no digit in it."""
         if numerals(text):
@@ -205,7 +227,7 @@ class NumberBook:
         self.kept.append(mob)       # kept alive: an id is never reused by another mobject
         self.meta[id(mob)] = {"kind": kind, "label": label if label is not None else str(text),
                               "text": str(text), "numbers": list(text.labels), "users": list(text.users),
-                              "place": place or {}}
+                              "place": place or {}, "full": text.full}
         return mob
 
     def mark(self, mob: Mobject, kind: str, covers: Iterable[str]) -> Mobject:

@@ -202,7 +202,8 @@ class NumberBook:
         if len(pieces) != len(slots) + 1:
             raise TypedNumberError(f"{said!r} has {len(pieces) - 1} slots, given {len(slots)}")
         text = pieces[0] + "".join(str(s) + p for s, p in zip(slots, pieces[1:]))
-        return self._shown(text, [lab for s in slots for lab in s.labels], [u for s in slots for u in s.users])
+        return self._shown(text, [lab for s in slots for lab in s.labels],
+                           [u for s in slots for u in s.users])
 
     def _named(self, template: str, said: str, slots: tuple, named: dict[str, Shown]) -> Shown:
         if slots:
@@ -263,7 +264,8 @@ class NumberBook:
         self.grids = getattr(self, "grids", 0) + 1
         return f"{name}#{self.grids}"
 
-    def math(self, tex: str, *slots: Shown, color: str = style.TEXT, size: float = style.BODY_SIZE) -> Mobject:
+    def math(self, tex: str, *slots: Shown, color: str = style.TEXT,
+             size: float = style.BODY_SIZE) -> Mobject:
         """A formula: digit-free TeX with @ marking each slot the book fills."""
         typed = numerals(tex)
         if typed:

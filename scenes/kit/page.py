@@ -40,7 +40,10 @@ class Said(tuple):
 
 def said(caption: tuple, narration: tuple | list = ()) -> Said:
     out = Said(caption)
-    out.narration = tuple(narration) if isinstance(narration, (list, Joined)) else (narration,) if narration else ()
+    if isinstance(narration, (list, Joined)):
+        out.narration = tuple(narration)
+    elif narration:
+        out.narration = (narration,)
     return out
 
 
@@ -132,13 +135,15 @@ class Page:
     them. reveal: batches of animations, or a function returning them once the page is placed;
     None: each piece of the group appears through `show`. say: the narration (phrases);
     most: the largest scale this page may take; lay: arranges the blocks (the way this page
-    shows pieces another option arranges otherwise), run before the page is measured."""
+    shows pieces another option arranges otherwise), run before the page is measured; need:
+    the least scale this page may take, set by its own lay (a zoom: kit/zoom.py)."""
     caption: tuple
     blocks: Mobject | Callable[[float], VGroup]
     reveal: Any = None
     say: Sequence[tuple] = ()
     most: float | None = None
     lay: Callable[[], object] | None = None
+    need: float | None = None
     scale: float = field(default=1.0, init=False)
 
     def laid_out(self, scale: float = 1.0) -> Mobject:
@@ -146,10 +151,16 @@ class Page:
 
 
 def plan(book: NumberBook, options: Sequence[Sequence[Page]], area: Area,
-         needs: Sequence[float] | None = None) -> list[Page]:
-    """The first option whose every page fits the area at its need or more (a scale; by
-    default the one keeping every number READABLE_H tall), else the last option. Each page is
-    laid (`lay`) as it is measured: the chosen option's pages stay as laid."""
+         needs: Sequence[float] | None = None, zoom: Sequence[Page] | None = None) -> list[Page]:
+    """The first option whose every page fits the area at its need or more (a scale: the page's
+    own, else the option's, by default the one keeping every number READABLE_H tall), else the
+    last option. zoom: one more option, tried before the last (the tracked row drawn again:
+    kit/zoom.py). Each page is laid (`lay`) as it is measured: the chosen option's pages stay as laid."""
+    options, needs = list(options), None if needs is None else list(needs)
+    if zoom is not None:
+        options.insert(len(options) - 1, zoom)
+        if needs is not None:
+            needs.insert(len(needs) - 1, 0.0)
     pages: Sequence[Page] = []
     for n, pages in enumerate(options):
         for page in pages:
@@ -158,7 +169,8 @@ def plan(book: NumberBook, options: Sequence[Sequence[Page]], area: Area,
             mob = page.laid_out(1.0)
             page.scale = area.room(mob, page.most)
         need = needs[n] if needs else None
-        if all(p.scale >= (needed(book, p.laid_out(1.0)) if need is None else need) for p in pages):
+        if all(p.scale >= (p.need if p.need is not None else needed(book, p.laid_out(1.0)) if need is None
+                           else need) for p in pages):
             break
     return list(pages)
 

@@ -143,7 +143,10 @@ def render(job: RenderJob) -> None:
 
 
 def write_decks(out: str, kinds: tuple[str, ...], lang: str, clip: str | None = None) -> None:
-    """--deck: the deck or handout from the rendered step videos (clip None: the chapter's)."""
+    """--deck: the deck or handout from the rendered step videos (clip None: the chapter's).
+    Imported only when asked for (fpdf and python-pptx cost half a second)."""
+    if not kinds:
+        return
     from scenes.pipeline.decks import write
     try:
         for kind in kinds:

@@ -4,7 +4,8 @@ scenes/clips/, as a ClipScene subclass carrying a `spec = Clip(...)`.
 Everything else (the CLI, input rules, the runner, the chapter's order, presets,
 the tests' parametrisation) asks this module; nothing else lists the clips.
 
-Finding the clips imports them, and so Manim (about two seconds). What the CLI needs to build
+Finding the clips imports them, and so Manim (about two seconds); rendering one clip imports
+only its own module (`scene(name)`, from the module its declaration names). What the CLI needs to build
 its commands (names, sections, summaries, options: `declarations()`) is also kept in
 .cache/clips.json, keyed by the bytes of every file under scenes/, so that `render.py --help`,
 `render.py list` and `render.py NAME --help` import no clip while nothing under scenes/ changed.
@@ -60,10 +61,23 @@ def specs() -> dict[str, Clip]:
 
 
 def spec(name: str) -> Clip:
-    return specs()[name]
+    return scene(name).spec
 
 
+@lru_cache(maxsize=None)
 def scene(name: str) -> type[ClipScene]:
+    """One clip's scene class, importing only its own module (named in the declarations) when
+    the clips are not all imported yet: a render of one clip imports no other clip."""
+    if scenes.cache_info().currsize:
+        return scenes()[name]
+    declared = declarations().get(name)
+    if declared is not None and declared.module:
+        from scenes.kit.base import ClipScene
+        module = importlib.import_module(declared.module)
+        for obj in vars(module).values():
+            if (isinstance(obj, type) and issubclass(obj, ClipScene) and "spec" in vars(obj)
+                    and obj.__module__ == module.__name__ and obj.spec.name == name):
+                return obj
     return scenes()[name]
 
 
@@ -75,6 +89,7 @@ class Declared:
     title: str
     summary: str
     options: tuple[Option, ...]
+    module: str = ""      # where its scene class lives
 
 
 def fingerprint() -> str:
@@ -97,7 +112,8 @@ def declarations() -> dict[str, Declared]:
                     for d in data["clips"]}
     except (OSError, ValueError, KeyError, TypeError):
         pass
-    found = {name: Declared(s.name, s.section, s.title, s.summary, tuple(s.options)) for name, s in specs().items()}
+    found = {name: Declared(c.spec.name, c.spec.section, c.spec.title, c.spec.summary, tuple(c.spec.options),
+                            c.__module__) for name, c in scenes().items()}
     try:
         CACHE.parent.mkdir(parents=True, exist_ok=True)
         part = CACHE.with_name(f".{CACHE.name}.{os.getpid()}")

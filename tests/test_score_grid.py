@@ -4,7 +4,9 @@ the sampled variances and one row's softmax with and without scaling.
 `oracle(inputs)` recomputes every label the clip can draw from the checked inputs with torch
 (and numpy for the documented sampling rule); `legal_inputs(rng)` draws raw options at the
 limits of the clip's rules. tests/test_contract.py runs both over the default, the presets and
-generated inputs."""
+generated inputs. Also here: the book's numbers and captions; elsewhere: test_score_grid_cases.py
+(captions chosen by the data, the largest inputs, files and bad input), test_score_grid_first.py
+(the first score made) and test_score_grid_scaled.py (the first scaled score)."""
 import math
 import random
 import re
@@ -15,10 +17,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from conftest import assert_refused, assert_video_with_captions, build, cli, inputs_for, manifest
+from conftest import build, inputs_for
 from contract import layout_problems, oracle_problems
-from derivations import SEEDS, derivation_problems, moment_problems, watched
-from test_contract import generated
+from derivations import derivation_problems, moment_problems, watched
 
 JOURNEY = ("0.43 0.15 0.89; 0.55 0.87 0.66; 0.57 0.85 0.64; 0.22 0.58 0.33; "
            "0.77 0.25 0.10; 0.05 0.80 0.55")
@@ -227,108 +228,6 @@ def test_default_captions_follow_the_book(default):
     assert "更集中" in captions[3]
 
 
-# ---------------------------------------------------------------- captions chosen by the data
-def captions_of(**given):
-    return [c[2] for c in build("score-grid", inputs_for("score-grid", **given)).scene.captions]
-
-
-def test_saturated_rows_do_not_claim_sharper_weights():
-    """Both rows show 1.0000 for the winning key: no 'more concentrated' claim."""
-    caption = captions_of(q="100 100; 1 0", k="100 100; -100 -100")[3]
-    assert "更集中" not in caption and "相同" in caption
-
-
-def test_one_key_and_width_one_are_said_as_they_are():
-    assert "只有一个键" in captions_of(q="1 2; 3 4", k="5 6")[3]
-    one = captions_of(q="1; 2", k="3; -1")
-    assert "dₖ = 1" in one[3] and "更集中" not in one[3]
-    assert "[T_q, T_k]" in captions_of(q="1 2; 3 4", k="5 6")[1]
-
-
-def test_equal_scores_give_uniform_weights():
-    caption = captions_of(q="0 0; 0 0", k="1 2; 3 4")[3]
-    assert "均匀" in caption and "更集中" not in caption
-
-
-# ---------------------------------------------------------------- the largest inputs
-def test_largest_inputs_page_through_legible_boards():
-    """8x8 X and W with +-100, 1/3 and 0.00001, twelve-character CJK tokens, the largest seed:
-    boards too full for one frame become captioned steps of their own (X, each W, each product;
-    the table, then the scaled grid), column labels are abbreviated, rows keep whole tokens."""
-    from test_contract import proven
-    rng = random.Random(7)
-    pool_x = ["100", "-100", "1/3", "0.00001", "-99.99", "-1/3", "33.3333", "-0.00001"]
-    pool_w = ["0.125", "-0.125", "1/24", "0.00001", "-1/24", "0.1249", "-0.0001"]
-    tab = lambda pool: "; ".join(" ".join(rng.choice(pool) for _ in range(8)) for _ in range(8))
-    names = ["".join(rng.choice(CJK) for _ in range(12)) for _ in range(8)]
-    inputs = inputs_for("score-grid", x=tab(pool_x), wq=tab(pool_w), wk=tab(pool_w), wv=tab(pool_w),
-                        tokens=" ".join(names), seed="2147483647")
-    built, problems = proven("score-grid", inputs)
-    assert problems == [], "\n".join(problems[:20])
-    captions = [c[2] for c in built.scene.captions]
-    assert len(captions) > 4
-    assert "W_Q 把每行从 D_in = 8 维投影到 dₖ = 8 维。" in captions
-    assert any(c.startswith("Q = X W_Q") for c in captions)
-    assert any("本例 dₖ = 8" in c for c in captions)
-    labels = [t for _, t in built.texts]
-    assert all(labels.count(n) >= 2 for n in names)            # X rows and score rows, whole
-    assert any(t.endswith("…") and names[0].startswith(t[:-1]) for t in labels)
-
-
-# ---------------------------------------------------------------- files and bad input
-def test_dry_run_manifest_holds_torchs_scores_for_given_q_k(tmp_path):
-    q, k = "1 0 2; 0 1 -1; 1 1 0.5", "0.5 -1 1; 2 0 0; -1 1 1; 0 0 3"
-    code, out = cli("score-grid", "--q", q, "--k", k, "--dry-run", "--out", str(tmp_path))
-    assert code == 0, out
-    names = sorted(p.name for p in tmp_path.iterdir())
-    assert "score-grid.numbers.json" in names and not any(n.endswith((".mp4", ".png")) for n in names)
-    m = manifest(tmp_path / "score-grid.numbers.json")
-    shown = {r["label"]: r["value"] for r in m["numbers"]}
-    expected = t64([[1, 0, 2], [0, 1, -1], [1, 1, 0.5]]) @ t64([[0.5, -1, 1], [2, 0, 0], [-1, 1, 1],
-                                                                  [0, 0, 3]]).T
-    for (i, j), val in np.ndenumerate(expected.numpy()):
-        assert math.isclose(shown[f"scores[{i}][{j}]"], val, abs_tol=1e-12)
-    assert len(m["steps"]) == 4 and m["inputs"]["tokens"] is None
-
-
-NINE = "; ".join(["1 0"] * 9)
-
-
-@pytest.mark.parametrize("args, option", [
-    (["--q", "1 0; 0 1", "--k", "1 0 0; 0 1 0"], "--k"),          # Q, K widths differ
-    (["--q", "1 0; 0 1", "--k", "1 0; 0 1", "--v", "1; 2; 3"], "--v"),   # K, V rows differ
-    (["--q", "1 0; 0 101", "--k", "1 0; 0 1"], "--q"),            # out of [-100, 100]
-    (["--q", "1 0; 0 1", "--k", "1 0; -100.5 1"], "--k"),
-    (["--q", NINE, "--k", "1 0; 0 1"], "--q"),                   # more than 8 positions
-    (["--q", "1 2 3 4 5 6 7 8 9", "--k", "1 2 3 4 5 6 7 8 9"], "--q"),   # more than 8 columns
-    (["--q", "1 0; 0 1"], "--k"),                                # Q without K
-    (["--q", "1 nan", "--k", "1 0"], "--q"),
-    (["--x", NINE.replace("1 0", "1 0 0")], "--x"),
-    (["--x", "1 0; 0 1"], "--wq"),                               # W_Q rows != D_in
-    (["--wk", "1 0 0; 0 1 0; 0 0 1"], "--wk"),                   # d_k of W_K != W_Q's
-    (["--x", "100 100 100", "--wq", "1 0; 1 0; 1 0"], "--wq"),    # X W_Q leaves [-100, 100]
-    (["--tokens", "a b c"], "--tokens"),                         # wrong count
-    (["--q", "1 0", "--k", "1 0; 0 1", "--tokens", "a"], "--tokens"),   # T_q != T_k: no axis labels
-    (["--seed", "-1"], "--seed"),
-    (["--seed", "2147483648"], "--seed"),
-    (["--preset", "dropout"], "--preset"),
-    (["--step", "5", "--dry-run"], "--step"),                     # past the last of 4 steps
-])
-def test_bad_input_one_line_exit_2_nothing_written(tmp_path, args, option):
-    assert_refused(tmp_path, "score-grid", args, option)
-
-
-def test_the_largest_seed_is_accepted():
-    assert inputs_for("score-grid", seed="2147483647")["seed"] == 2**31 - 1
-
-
-def test_tiny_real_render_reads_back(tiny_render):
-    inputs = inputs_for("score-grid", q="1 0; 0 1; 1 1", k="1 0; 0 1; 1 1", v="1; 2; 3")
-    out = tiny_render("score-grid", inputs)
-    captions = assert_video_with_captions(out, "score-grid", 4)
-    assert "softmax" in captions[3][2]
-
-
 # ---------------------------------------------------------------- the first cell, from a row of Q and of K
 def deps_of(inputs):
     """Cell (i, j) of QKᵀ is made from row i of Q and row j of K (every entry of both); its scaled
@@ -348,53 +247,6 @@ def derived(inputs, lang="zh"):
     m, deps = built.manifest(), deps_of(inputs)
     problems = derivation_problems(m, deps) + moment_problems(m, moments, oracle(inputs), deps=deps)
     return built, moments, problems + layout_problems(m) + oracle_problems(m["numbers"], oracle(inputs))
-
-
-def test_the_first_score_is_made_from_the_first_query_and_key():
-    built, moments, problems = derived(inputs_for("score-grid"))
-    assert problems == []
-    made = built.value("scores[0][0]")["derivation"]
-    assert made["expression"] == "0.2309 · 0.3669 + 1.0966 · 0.7646 = 0.9231" and made["where"] == "page"
-    assert [m["label"] for m in moments] == ["scores[0][0]", "scaled[0][0]"]
-    assert "第一格是 Your 的查询与 Your 的键" in built.scene.narration[2]
-    made = built.value("scaled[0][0]")["derivation"]
-    assert made["expression"] == "0.9231 / 1.4142 = 0.6528" and made["with"] == ["scale"]
-    assert "分数 0.9231 除以 1.4142，得到 0.6528" in built.scene.narration[3]
-
-
-@pytest.mark.parametrize("seed", SEEDS)
-def test_derivations_show_their_sources_and_keep_the_contract_mid_motion(seed):
-    inputs = generated("score-grid", 100 + seed)[1]
-    built, moments, problems = derived(inputs, "en" if seed % 2 else "zh")
-    assert problems == [], "\n".join(problems[:20])
-    shown = sum("where" in r.get("derivation", {}) for r in built.manifest()["numbers"])
-    assert len(moments) == shown
-
-
-def test_planted_wrong_source_and_value_are_caught(monkeypatch):
-    """The first cell takes K's second row (the next key): its sources are wrong; with K's second
-    row's numbers under k[0]'s labels, the oracle names them."""
-    from scenes.clips import score_grid as clip
-    first = clip.first_cell
-
-    def next_key(book, r, grid):
-        d = first(book, r, grid)
-        for t in d.terms():
-            if t.label.startswith("k[0]"):
-                t.label, t.value = t.label.replace("k[0]", "k[1]"), float(r.k[1, int(t.label[5:-1])])
-        return d
-    monkeypatch.setattr(clip, "first_cell", next_key)
-    _, _, problems = derived(inputs_for("score-grid"))
-    assert any("which it is not made from" in p and "k[1][0]" in p for p in problems), problems
-
-    def wrong_value(book, r, grid):
-        d = first(book, r, grid)
-        for t in d.terms():
-            t.value = float(r.k[1, 0]) if t.label == "k[0][0]" else t.value
-        return d
-    monkeypatch.setattr(clip, "first_cell", wrong_value)
-    _, _, problems = derived(inputs_for("score-grid"))
-    assert any(p.startswith("k[0][0] shows") for p in problems), problems
 
 
 # This clip's contract cases: every preset and generated inputs at the limits (tests/test_contract.py).

@@ -169,7 +169,7 @@ def test_without_room_on_the_page_the_caption_line_or_nothing(monkeypatch):
     """Forced (no legal input needs it): no band under the zoom -> the strip by the caption line,
     or nothing, the records saying why; the prefix max still slides from its change."""
     from scenes.kit import derive
-    monkeypatch.setattr(clip_module, "keeps_contract", lambda book, mob, area: False)
+    monkeypatch.setattr(derive, "needed", lambda book, mob, height=0.0: float("inf"))   # no page keeps it
     built, _, problems = derived(inputs_for(CLIP))
     assert problems == [], problems
     where = [d.get("where", d.get("skipped")) for k, d in made(built).items() if ".change" in k]

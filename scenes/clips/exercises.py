@@ -7,13 +7,13 @@ from manim import VGroup
 
 from scenes.clips import exercises_answers as answers, exercises_derive as reveal
 from scenes.clips.exercises_derive import EXERCISES, Rounds
-from scenes.clips.exercises_parts import code_name, fraction_rows
 from scenes.compute import exercises as compute
-from scenes.kit import style
+from scenes.kit import derive, style
 from scenes.kit.anim import Appear
 from scenes.kit.base import ClipScene
 from scenes.kit.inputs import InputError, integer
 from scenes.kit.clip import Clip, Option
+from scenes.kit.exact import code_name, fraction_rows
 
 BOOK_PARAMS = (768, 12)     # 3.3: GPT-2 small, D = 768, H = 12
 BOOK_SHAPES = (12, 3)       # the shapes exercise: D_o = 12, H = 3
@@ -144,7 +144,7 @@ class Exercises(Rounds, ClipScene):
             "{exercise} {intro}Q、K、V 三个投影不带偏置，输出投影 out_proj 带偏置。"
             "这个模块一共有多少个可训练参数？", intro=intro, **sizes)
         rows, made, band = answers.param_rows(book, r)
-        band = reveal.room(self, VGroup(*rows, band), band, made)
+        band = derive.room(self, VGroup(*rows, band), made, band, readable=True)
         self.answer("3.3", "Q、K、V：三个 D×D 投影，无偏置：{projections} × {weight} = {qkv}。",
                     "先数 Q、K、V：每个都是 D 到 D 的线性投影，权重形状 {square}，有 {weight} 个参数。"
                     "三个投影都不带偏置，合起来是 {projections} 乘 {weight}，等于 {qkv}。"
@@ -191,7 +191,8 @@ class Exercises(Rounds, ClipScene):
                      row=book.compose("q{}", book.index(f"row[{made.cell[0]}]", made.cell[0])), score=zero,
                      weight=book.fmt(made.result.label, made.result.value, made.result.decimals))
         self.show(parts[:3], run_time=0.6)
-        reveal.make(self, parts[3][0], made, reveal.room(self, VGroup(*parts, band), band, [made]))
+        band = derive.room(self, VGroup(*parts, band), [made], band, readable=True)
+        derive.grid_made(self, parts[3][0], made, band)
         self.play(Appear(parts[3][1]), run_time=0.6)
 
     # -- supplementary: the shapes through split, scores and merge

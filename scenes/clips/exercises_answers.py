@@ -1,26 +1,66 @@
 """The exercises' answers as drawn: each function builds one answer's blocks, placed under the
-heading, and returns them in the order they appear.
+heading (scenes/kit/quiz.py), and returns them in the order they appear; the grids are the kit's
+(−∞, hidden zeros and NaN marked), fractions and grouped counts kit/exact.py's.
 
 Every number goes through the NumberBook; every colour comes from style.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, Mobject, VGroup
 
-from scenes.clips.exercises_parts import (arrow, big_number, column, fraction_grid, grid, in_a_row, place,
-                                          queries, row_sums, tagged)
-from scenes.clips.exercises_derive import counted, in_table, softmax_cell, sum_of
+from scenes.clips.exercises_derive import softmax_cell
 from scenes.kit import expressions as ex, style
 from scenes.kit.columns import Table
 from scenes.kit.derive import Band
-from scenes.kit.expressions import cell
+from scenes.kit.derive_cells import Lone, counted
+from scenes.kit.exact import big_number, fraction_grid
+from scenes.kit.expressions import cell, sum_of
+from scenes.kit.grids import MatrixGrid
 from scenes.kit.notes import code, note
 from scenes.kit.numbers import NumberBook, Shown
+from scenes.kit.quiz import in_a_row, place, tagged
 
 HEAD_COLORS = (style.QUERY, style.KEY, style.VALUE, style.ACCENT)
+
+
+def grid(book: NumberBook, name: Any, values: Any, decimals: int, header: str | Mobject | None = None,
+         header_color: str = style.MUTED, **options: Any) -> MatrixGrid:
+    """The kit's grid, entries recorded as name[i][j], −∞ / NaN / hidden zeros (hidden=) marked.
+    header: words (the grid's own header), or a line of code drawn above it the same way."""
+    words = header if isinstance(header, str) else None
+    g = MatrixGrid(book, name, values, decimals, marks=True, header=words, header_color=header_color,
+                   **options)
+    if header is not None and words is None:
+        g.header = header.next_to(VGroup(g.box_group, g.col_labels), UP, buff=0.15)
+        g.add(header)
+    return g
+
+
+def column(book: NumberBook, name: str, values: Any, decimals: int, header: str,
+           colors: Sequence[str] = ()) -> MatrixGrid:
+    """A one-column grid (row sums, visible keys) under a header, recorded as name[i]."""
+    g = grid(book, [[f"{name}[{i}]"] for i in range(len(values))], np.asarray(values, float)[:, None],
+             decimals, header, header_color=style.ACCENT)
+    for row, color in zip(g.entries, colors):
+        row[0].set_color(color)
+    return g
+
+
+def row_sums(book: NumberBook, name: str, sums: Any, colors: Sequence[str] = ()) -> MatrixGrid:
+    return column(book, name, sums, 4, "行和", colors)
+
+
+def queries(book: NumberBook, n: int) -> dict:
+    """A grid's row names 'q0', 'q1', ... as options, each index recorded as row[i]."""
+    return {"row_labels": [book.compose("q{}", book.index(f"row[{i}]", i)) for i in range(n)],
+            "row_color": style.QUERY}
+
+
+def arrow(book: NumberBook, template: str = "→", *slots: Shown) -> Mobject:
+    return code(book, template, *slots, color=style.MUTED, size=style.BODY_SIZE)
 
 
 def align_weights(book: NumberBook, r: Any, v1: Shown, v2: Shown) -> list:
@@ -113,7 +153,7 @@ def param_rows(book: NumberBook, r: Any) -> list:
     n = [table.cells[i][3] for i in range(7)]
     parts = {3: [(f"w_{k}", r.weight, i) for i, k in enumerate(("query", "key", "value"))],   # subtotal
              6: [("qkv", r.qkv, 3), ("out_weight", r.out_weight, 4), ("out_bias", r.out_bias, 5)]}   # total
-    made = [sum_of(in_table(n[row], table), (0, 0), counted(f"params.{name}", value, n[row]),
+    made = [sum_of(Lone(n[row], within=table), (0, 0), counted(f"params.{name}", value, n[row]),
                   [counted(f"params.{k}", v, n[i]) for k, v, i in parts[row]], ex.room_for(table))
             for row, name, value in ((3, "qkv", r.qkv), (6, "total", r.total))]
     band = Band(made)

@@ -9,51 +9,20 @@ expression is drawn there, else by the caption line, else left out (its record s
 """
 from __future__ import annotations
 
-from types import SimpleNamespace
 from typing import Any, Sequence
 
-from manim import LaggedStart, Rectangle, VGroup
+from manim import VGroup
 
-from scenes.clips.exercises_parts import heading, question_card
 from scenes.kit.flow import flow
-from scenes.kit import derive, expressions as ex, style
-from scenes.kit.anim import Appear, Vanish
+from scenes.kit import derive, expressions as ex
+from scenes.kit.anim import Appear
 from scenes.kit.derive import Band
-from scenes.kit.expressions import Derivation, Term
-from scenes.kit.page import named, needed
+from scenes.kit.expressions import Derivation
+from scenes.kit.page import named
+from scenes.kit.quiz import countdown, heading, question_card
 
 EXERCISES = ("3.1", "3.2", "3.3", "zeros", "shapes", "dim", "diagonal")   # book order
 NAN_WORDS = "这一行的键全被遮住，softmax 得到"      # a row with no visible key: its weight, said as NaN
-
-
-class Grouped(int):
-    """A whole number the book prints with grouping commas (2,360,064). As a Term's value the kit's
-    expressions draw and record it as the book's grouped text (style.format_number draws an int as
-    str(): the same record as big_number's)."""
-
-    def __str__(self) -> str:
-        return style.format_grouped(int(self))
-
-
-def sum_of(grid: Any, at: tuple[int, int], result: Term, terms: Sequence[Term], room: float) -> Derivation:
-    """result = a + b + … (a row's or a column's sum; long sums left shorter, as the kit's)."""
-    tail = ["=", result]
-    body, short = ex.joined([[t] for t in terms], room, ex.width(tail) + ex.BUFF)
-    return Derivation(grid, at, "sum", body + tail, short)
-
-
-def counted(label: str, value: int, entry: Any) -> Term:
-    """A table's grouped count as a Term, flown from its entry (lit as a text is: a table's entries
-    are no grid's cells)."""
-    return Term(label, Grouped(value), 0, at=entry)
-
-
-def in_table(entry: Any, table: Any) -> SimpleNamespace:
-    """A table's entry as the one cell a derivation lands in (its frame: an empty box around it,
-    laid out with the table)."""
-    box = Rectangle(width=entry.width + 0.1, height=entry.height + 0.1, stroke_opacity=0).move_to(entry)
-    table.add(box)
-    return SimpleNamespace(boxes=[[box]], entries=[[entry]])
 
 
 def softmax_cell(book: Any, weights: Any, of: Any, hidden: Any, nan_first: bool = False) -> Derivation:
@@ -68,34 +37,6 @@ def softmax_cell(book: Any, weights: Any, of: Any, hidden: Any, nan_first: bool 
     j = seen[i][0]
     return ex.softmax(weights, (i, j), ex.cell(book, weights, i, j), ex.cell(book, of, i, j),
                       [ex.cell(book, of, i, k) for k in seen[i]], ex.room_for(weights))
-
-
-def room(scene: Any, page: Any, band: Band, made: Sequence[Any]) -> Band | None:
-    """The page's band while the placed page keeps its numbers readable, else room by the caption
-    line, else none (the derivations are left out and say so)."""
-    found = band if needed(scene.book, page) <= 1.0 else derive.strip(scene, page, made)
-    for d in made if found is None else ():
-        derive.skip(scene.book, d, "no room")
-    return found
-
-
-def make(scene: Any, grid: Any, d: Derivation | None, band: Band | None, run_time: float = 0.6) -> None:
-    """A grid: its frame, one entry derived (when there is room), then the rest at once."""
-    shell, rest = derive.split(scene.book, grid, [d.cell] if d is not None and band is not None else [])
-    scene.play(Appear(shell), run_time=run_time)
-    if d is not None and band is not None:
-        derive.derive(scene, d, band)
-    scene.play(Appear(rest), run_time=run_time)
-
-
-def slid(scene: Any, grid: Any, moves: list, op: str, *with_shell: Any) -> None:
-    """A grid whose entries are copies: its frame (with `with_shell`), then the entries slide in."""
-    every = [(i, j) for i in range(grid.n_rows) for j in range(grid.n_cols)]
-    shell, rest = derive.split(scene.book, grid, every)
-    scene.play(Appear(shell), *[Appear(m) for m in with_shell])
-    derive.slide(scene, moves, op=op)
-    if len(rest):
-        scene.play(Appear(rest), run_time=0.4)
 
 
 # ---------------------------------------------------------------- each answer's reveal
@@ -119,7 +60,7 @@ def concatenated(scene: Any, parts: list, d_out: int) -> None:
     scene.play(*[Appear(row[h]) for h in range(len(row) - 2)], Appear(row[-2]))
     moves = [(cat.entries[i][j], heads[j // d_out].entries[i][j % d_out])
              for i in range(cat.n_rows) for j in range(cat.n_cols)]
-    slid(scene, cat, moves, "concat", row[-1][1])
+    derive.grid_slid(scene, cat, moves, "concat", row[-1][1])
     scene.play(Appear(sums))
 
 
@@ -168,8 +109,7 @@ class Rounds:
         card, dots = question_card(self.book, slots["exercise"], lines, self.inputs["pause"])
         self.play(Appear(card))
         if dots is not None:
-            self.play(LaggedStart(*[Vanish(d, run_time=1.0) for d in reversed(dots)], lag_ratio=1.0),
-                      run_time=float(self.inputs["pause"]))
+            self.play(countdown(dots), run_time=float(self.inputs["pause"]))
 
     def answer(self, name, caption, say, **slots):
         """An answer step: caption and narration (each taking the slots it names), the heading."""
@@ -181,9 +121,9 @@ class Rounds:
     def derived(self, built, at, run_time=0.6):
         """An answer's blocks in turn, the one at `at` a grid with one entry made in front of the viewer."""
         parts, made, band = built
-        band = room(self, VGroup(*parts, band), band, [made])
+        band = derive.room(self, VGroup(*parts, band), [made], band, readable=True)
         self.show(parts[:at], run_time=run_time)
-        make(self, parts[at], made, band, run_time)
+        derive.grid_made(self, parts[at], made, band, run_time)
         self.show(parts[at + 1:], run_time=run_time)
 
     def show(self, parts, together=None, run_time=None):

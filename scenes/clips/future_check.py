@@ -1,40 +1,31 @@
 """4.5 通过修改未来输入来验收: perturb the future, the prefix outputs stay exactly the same;
 without the mask they move; the early loss has zero gradient on the future inputs; dropout
 must be off or share one mask; the check tests behaviour, not the triangle picture."""
-import re
-
 import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, VGroup
 
 from scenes.clips import future_check_parts as parts
-from scenes.clips.future_check_parts import NARRATION, SMALL, change, exact, panels, slot
+from scenes.clips.future_check_parts import NARRATION, change, panels, slot
 from scenes.compute import future as compute
-from scenes.kit import derive, style
+from scenes.kit import bars, derive, pictures, style
 from scenes.kit.anim import Appear
 from scenes.kit.base import ClipScene
 from scenes.kit.derive import Band
+from scenes.kit.pictures import SMALL, Board
 from scenes.kit.layout import content_width
 from scenes.kit.notes import note
 from scenes.kit.numbers import Shown
-from scenes.kit.page import Area, keeps_contract, named
-from scenes.kit.inputs import InputError, integer, number
+from scenes.kit.page import Area, named
+from scenes.kit.inputs import InputError, integer, number, sizes
 from scenes.kit.clip import Clip, Option
+from scenes.kit.exact import zero_or
 
-LIMITS = (("B", 1, 2), ("T", 2, 8), ("D", 1, 12))   # small enough to draw every position
+LIMITS = {"B": (1, 2), "T": (2, 8), "D": (1, 12)}   # small enough to draw every position
 MAX_DELTA = 100.0
 
 
 def rules(raw: dict) -> dict:
-    text = str(raw.get("shape", "2,6,12"))
-    pieces = [s for s in re.split(r"[,\s]+", text.strip()) if s]
-    if len(pieces) != 3:
-        raise InputError("shape", text, "is B,T,D: three whole numbers (B 1-2, T 2-8, D 1-12)")
-    dims = []
-    for (name, low, high), piece in zip(LIMITS, pieces):
-        if not re.fullmatch(r"\d{1,3}", piece) or not low <= int(piece) <= high:
-            raise InputError("shape", text, f"is B,T,D with B 1-2, T 2-8, D 1-12 ({name} = {piece} is not)")
-        dims.append(int(piece))
-    b, t, d = dims
+    b, t, d = sizes(raw.get("shape", "2,6,12"), "shape", LIMITS)
     heads = raw.get("heads", max(h for h in (3, 2, 1) if d % h == 0))
     heads = integer(heads, "heads", 1, d)
     if d % heads:
@@ -104,12 +95,12 @@ class FutureCheck(ClipScene):
                  "δ = {delta}。", NARRATION["inputs"], shape=book.coords("shape", r.shape),
                  prefix=self.prefix(), future=self.future(), delta=delta, b=b, t=t, d=d)
         limit = float(np.max(np.abs(r.x)))
-        rows = parts.strip_rows(r.x, r.x2, lambda b, t: book.num(
-            f"push[{b}][{t}]", r.push[b, t], exact(r.push[b, t]), size=SMALL,
+        rows = pictures.strip_rows(r.x, r.x2, lambda b, t: book.num(
+            f"push[{b}][{t}]", r.push[b, t], zero_or(r.push[b, t]), size=SMALL,
             color=style.TEXT if t < r.prefix else style.MASK), limit)
-        board = parts.Board(book, ("x", "x′", "‖x′ − x‖"), rows, r.prefix)
+        board = Board(book, ("x", "x′", "‖x′ − x‖"), rows, r.prefix)
         low, high = book.num("color.low", -limit, size=SMALL), book.num("color.high", limit, size=SMALL)
-        scale = parts.strip(np.linspace(-limit, limit, 9), limit, 0.3)
+        scale = pictures.strip(np.linspace(-limit, limit, 9), limit, 0.3)
         legend = VGroup(low, scale, high).arrange(RIGHT, buff=0.15)
         panel = VGroup(
             note(book, "δ = {}", delta, color=style.ACCENT, size=style.BODY_SIZE),
@@ -146,17 +137,17 @@ class FutureCheck(ClipScene):
             self.step(caption, **named(caption, slots))
             self.narrate(NARRATION["off.moved" if run.prefix_max > 0 else "off.same"], slots["prefix_max"])
         self.clear_stage()
-        rows = parts.strip_rows(run.y, run.y2, lambda b, t: (
+        rows = pictures.strip_rows(run.y, run.y2, lambda b, t: (
             change(book, f"{name}.change[{b}][{t}]", run.change[b, t], SMALL) if t < r.prefix else
-            book.num(f"{name}.change[{b}][{t}]", run.change[b, t], exact(run.change[b, t]), color=style.MUTED,
+            book.num(f"{name}.change[{b}][{t}]", run.change[b, t], zero_or(run.change[b, t]), color=style.MUTED,
                      size=SMALL)), float(np.max(np.abs(run.y))) or 1.0)
-        board = parts.Board(book, ("y", "y′", "max |y′ − y|"), rows, r.prefix)
+        board = Board(book, ("y", "y′", "max |y′ − y|"), rows, r.prefix)
         b, t = compute.largest(run.change, r.prefix)        # the largest prefix change (nearest the future)
         c = int(np.argmax(np.abs(run.y2[b, t] - run.y[b, t])))
         where = {"batch": book.index(f"batch[{b}]", b), "position": book.index(f"position[{t}]", t)}
         title = note(book, "批 {batch} · 位置 {position}：两次的输出", **where, color=style.TRACK)
-        zoom = parts.zoom(book, title, ("y", "y′"), (f"{name}.y[{b}][{t}]", f"{name}.y2[{b}][{t}]"),
-                          run.y[b, t], run.y2[b, t], (style.TEXT, style.TEXT))
+        zoom = pictures.columns(book, title, ("y", "y′"), (f"{name}.y[{b}][{t}]", f"{name}.y2[{b}][{t}]"),
+                                run.y[b, t], run.y2[b, t])
         gap = float(run.change[b, t])
         same_text = all(style.format_number(a) == style.format_number(e)
                         for a, e in zip(run.y[b, t], run.y2[b, t]))
@@ -185,15 +176,11 @@ class FutureCheck(ClipScene):
         """The board beside the zoom, the worked change's room under the zoom (where the
         numbers stay legible with it), else by the caption line, else none."""
         band = Band([made])
-        right = VGroup(zoom, band, summary).arrange(DOWN, buff=0.35)
-        if not keeps_contract(self.book, right, Area(content_width() * 0.44 - 0.3, most=1.1)):
-            right.remove(band).arrange(DOWN, buff=0.35)
-            band = None
+        right = VGroup(zoom, band, summary)
+        band = derive.on_page(self.book, right, band, Area(content_width() * 0.44 - 0.3, most=1.1),
+                              lambda: right.arrange(DOWN, buff=0.35))
         panels(board, right)
-        band = band or derive.strip(self, VGroup(board, right), [made])
-        if band is None:
-            derive.skip(self.book, made, "no room")
-        return band
+        return derive.room(self, VGroup(board, right), [made], band)
 
     # -- step 4
     def gradients(self) -> None:
@@ -211,7 +198,7 @@ class FutureCheck(ClipScene):
         loss = note(book, "L = 前 {prefix} 个位置输出的平方和 = {loss}（掩码开）", prefix=self.prefix(),
                     loss=book.fmt("loss", r.loss), color=style.TEXT, size=style.BODY_SIZE)
         head = note(book, "L 对每个输入位置的梯度范数 ‖∂L/∂x‖")
-        charts = parts.bar_charts(book, r.grad, r.prefix, 1.5 / (float(r.grad.max()) or 1.0))
+        charts = bars.by_position(book, "grad", r.grad, r.prefix, 1.5 / (float(r.grad.max()) or 1.0))
         off = slots["future_grad_off"]
         off_line = (note(book, "关掉掩码：未来位置的梯度范数最大为 {}", off, color=style.MASK)
                     if r.future_grad_off > 0 else note(book, "关掉掩码：未来位置的梯度这次也是 {}", off))
@@ -267,7 +254,7 @@ class FutureCheck(ClipScene):
         case = "leak" if r.bug.prefix_max > 0 else "one" if r.heads == 1 else "same"
         self.narrate(NARRATION["behaviour." + case], worst)
         self.clear_stage()
-        pic = parts.picture(parts.weight_colors(r.weights), cell=min(0.9, 2.8 / r.shape[1]))
+        pic = pictures.picture(pictures.weight_colors(r.weights), cell=min(0.9, 2.8 / r.shape[1]))
         left = VGroup(note(book, "批 {batch} · 头 {head} 的注意力权重", batch=book.index("batch[0]", 0),
                            head=book.index("head[0]", 0), color=style.TEXT),
                       pic, note(book, "空格：未来位置，权重最大为 {}", slot(book, "future_weight", r.future_weight)),

@@ -1,40 +1,31 @@
 """4.8 配套实现怎样对照每一行: the companion code's attention, one line at a time with the
 shape it makes; the two meanings of d_out; the check against PyTorch's SDPA."""
-import re
 from types import SimpleNamespace
 
 from scenes.clips import implementation_parts as parts
-from scenes.clips.implementation_parts import digits
 from scenes.kit.flow import flow
 from scenes.compute import implementation as compute
 from scenes.kit.anim import Appear
 from scenes.kit.base import ClipScene
 from scenes.kit.numbers import Shown
-from scenes.kit.inputs import InputError, integer
+from scenes.kit.inputs import InputError, integer, sizes
 from scenes.kit.clip import Clip, Option
+from scenes.kit.exact import zero_or
 
-LIMITS = {"B": 4, "T": 8, "D": 64}   # the running example stays legible up to these
+LIMITS = {"B": (1, 4), "T": (1, 8), "D": (1, 64)}   # the running example stays legible up to these
 MAX_HEADS = 8
 MAX_SEED = 2 ** 31 - 1
 PRECISION = 1e-12                    # differences below this are float64 rounding
 
 
 def rules(raw: dict) -> dict:
-    text = str(raw.get("shape", "2,5,12"))
-    parts = [s for s in re.split(r"[,\s]+", text.strip()) if s]
-    if len(parts) != 3:
-        raise InputError("shape", text, "is B,T,D: three whole numbers")
-    sizes = []
-    for axis, part in zip(LIMITS, parts):
-        if not re.fullmatch(r"\+?\d{1,3}", part) or not 1 <= int(part) <= LIMITS[axis]:
-            raise InputError("shape", text, f"{axis} must be a whole number from 1 to {LIMITS[axis]}")
-        sizes.append(int(part))
+    shape = sizes(raw.get("shape", "2,5,12"), "shape", LIMITS)
     heads = integer(raw.get("heads", 3), "heads", 1, MAX_HEADS)
-    if sizes[2] % heads:
+    if shape[2] % heads:
         raise InputError("heads", str(raw.get("heads")),
-                         f"must divide D = {sizes[2]}: each head gets D/H features")
+                         f"must divide D = {shape[2]}: each head gets D/H features")
     seed = integer(raw.get("seed", 0), "seed", 0, MAX_SEED)
-    return {"shape": tuple(sizes), "heads": heads, "seed": seed}
+    return {"shape": shape, "heads": heads, "seed": seed}
 
 
 class Implementation(ClipScene):
@@ -215,7 +206,7 @@ class Implementation(ClipScene):
 
     def sdpa(self) -> None:
         book, chk, c = self.book, self.result.check, compute
-        forward = book.fmt("sdpa.forward", chk.forward, digits(chk.forward))
+        forward = book.fmt("sdpa.forward", chk.forward, zero_or(chk.forward))
         bits = book.index("sdpa.bits", c.FLOAT_BITS)
         grad = None if chk.forward == chk.grad == 0 else book.fmt("sdpa.grad", chk.grad)
         gaps = {"forward": forward, "grad": grad, "bits": bits}

@@ -1,5 +1,5 @@
 """Builders for the implementation clip: the companion code as a listing with its shape column
-(the kit's Listing), width bars for the two meanings of d_out, and the SDPA check's board.
+(the kit's Listing), width bars (the kit's) for the two meanings of d_out, and the SDPA check's board.
 
 Every number goes through the NumberBook; the texts arrive as Shown (book-made) strings.
 """
@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from manim import DOWN, LEFT, RIGHT, Mobject, Rectangle, VGroup
+from manim import DOWN, LEFT, RIGHT, VGroup
 
 from scenes.compute import implementation as compute
 from scenes.kit import style
+from scenes.kit.bars import width_bar
 from scenes.kit.columns import Listing, Table
+from scenes.kit.exact import zero_or
 from scenes.kit.layout import content_width
 from scenes.kit.notes import lines
 from scenes.kit.numbers import NumberBook, Shown
@@ -31,16 +33,6 @@ def const(book: NumberBook, label: str, value: int) -> Shown:
 def dims(book: NumberBook, label: str, values: tuple) -> dict[str, Shown]:
     """transpose's two axes, as its arguments are named (dim0, dim1)."""
     return {f"dim{k}": const(book, f"{label}[{k}]", v) for k, v in enumerate(values)}
-
-
-def digits(value: float) -> int:
-    """An exact zero is drawn as 0; any other difference in the compact scientific form."""
-    return 0 if value == 0 else 4
-
-
-def place(group: Mobject) -> Mobject:
-    """Fit a board into the content area, centred there."""
-    return Area(content_width()).place(group)
 
 
 def code_listing(book: NumberBook, s: Any) -> Listing:
@@ -77,15 +69,7 @@ def code_listing(book: NumberBook, s: Any) -> Listing:
         (f("    z = z.reshape(B, T, D)"), style.TEXT, shape(book, s, "merged")),
         (f("    return self.proj(z)"), style.TEXT, shape(book, s, "out")),
     ]
-    return place(Listing(book, rows))
-
-
-def width_bar(segments: int, segment_width: float, color: str, unit: float) -> VGroup:
-    """A bar of `segments` head blocks, each `segment_width` features wide (unit: scene units
-    per feature)."""
-    bar = VGroup(*[Rectangle(width=segment_width * unit, height=0.28, stroke_color=style.BACKGROUND,
-                             stroke_width=2, fill_color=color, fill_opacity=0.8) for _ in range(segments)])
-    return bar.arrange(RIGHT, buff=0)
+    return Area(content_width()).place(Listing(book, rows))
 
 
 def d_out_blocks(book: NumberBook, w: Any, size: tuple, heads: int) -> list:
@@ -113,7 +97,7 @@ def d_out_blocks(book: NumberBook, w: Any, size: tuple, heads: int) -> list:
         blocks.append(VGroup(code, book.text(verdict, size=SMALL, color=style.MUTED),
                              VGroup(bar, tag.next_to(bar, RIGHT, buff=0.3))).arrange(DOWN, aligned_edge=LEFT,
                                                                                      buff=0.14))
-    place(VGroup(*blocks).arrange(DOWN, aligned_edge=LEFT, buff=0.42))
+    Area(content_width()).place(VGroup(*blocks).arrange(DOWN, aligned_edge=LEFT, buff=0.42))
     return blocks
 
 
@@ -133,7 +117,7 @@ def sdpa_board(book: NumberBook, chk: Any, seed: Shown) -> VGroup:
         (book.compose("Q、K、V 形状 {shape}，torch.float{bits}，CPU，torch.manual_seed({seed})",
                       shape=book.coords("sdpa.shape", chk.shape), bits=bits, seed=seed), style.TEXT),
         ("两条路线用同一个上游梯度 G（同样随机），L = Σ z·G，比较 ∂L/∂Q、∂L/∂K、∂L/∂V", style.MUTED)])
-    rows = [(book.text(words, size=SMALL), book.num(label, value, digits(value), color=color))
+    rows = [(book.text(words, size=SMALL), book.num(label, value, zero_or(value), color=color))
             for words, label, value, color in (
                 ("前向 z：最大 |差|", "sdpa.forward", chk.forward, style.ACCENT),
                 ("梯度 ∂L/∂Q：最大 |差|", "sdpa.grad_q", chk.grad_q, style.QUERY),
@@ -145,4 +129,4 @@ def sdpa_board(book: NumberBook, chk: Any, seed: Shown) -> VGroup:
     limits = lines(book, [("未覆盖：GPU 融合内核（如 FlashAttention）的结果与性能、半精度；这里只测了 CPU 上的小张量。",
                            style.MUTED)])
     group = VGroup(code, setup, VGroup(gaps, eps).arrange(DOWN, aligned_edge=LEFT, buff=0.22), limits)
-    return place(group.arrange(DOWN, aligned_edge=LEFT, buff=0.32))
+    return Area(content_width()).place(group.arrange(DOWN, aligned_edge=LEFT, buff=0.32))

@@ -13,32 +13,18 @@ import numpy as np
 from manim import DL, LEFT, UL, UP, UR, Mobject, Rectangle, VGroup
 
 from scenes.kit import style
-from scenes.kit.glyphs import NumberText
 from scenes.kit.grids import MatrixGrid, heat_color
 from scenes.kit.numbers import NumberBook
-
-
-class _Spelled:
-    """The book, drawing each number of a grid as a whole number through a template."""
-
-    def __init__(self, book: NumberBook, template: str) -> None:
-        self.book, self.template = book, template
-
-    def num(self, label: str, value: Any, decimals: int = 0, color: str = style.TEXT,
-            size: float = style.NUMBER_SIZE, place: dict | None = None) -> Mobject:
-        shown = self.book.compose(self.template, self.book.index(label, int(value)))
-        mob = NumberText(str(shown), size=size, color=color)
-        return self.book.register(mob, "number", shown, label, place)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.book, name)
 
 
 def spelled_grid(book: NumberBook, template: str, labels: list[list[str]], values: Any,
                  **options: Any) -> MatrixGrid:
     """A MatrixGrid of whole numbers drawn through a digit-free template ("e{}" draws 5 as e5),
     each recorded as the number at its label, in its cell (options: MatrixGrid's)."""
-    return MatrixGrid(_Spelled(book, template), labels, values, 0, **options)
+    values = np.atleast_2d(np.asarray(values, float))
+    texts = [[book.compose(template, book.index(label, int(v))) for label, v in zip(row, vals)]
+             for row, vals in zip(labels, values)]
+    return MatrixGrid(book, labels, values, 0, texts=texts, as_numbers=True, **options)
 
 
 def headed(header: Mobject, body: Mobject, side: np.ndarray, pad: float = 0.18,

@@ -33,6 +33,7 @@ from scenes.kit.expressions import SIZE, Derivation, Term, draw, record
 from scenes.kit.glyphs import NumberText
 from scenes.kit.layout import snapshot
 from scenes.kit.numbers import NumberBook
+from scenes.kit.page import Area, Page, needed, plan
 
 HEIGHT = 0.4                 # an expression's height at scale 1 (its tallest piece, a bracket)
 GAP = 0.12                   # a strip keeps this far from the page and the caption
@@ -69,6 +70,32 @@ def strip(scene: Any, page: Mobject, derivations: Sequence[Derivation]) -> Band 
     if top - bottom < band.height or band.width > wide:
         return None
     return band.move_to(np.array([0.0, (top + bottom) / 2, 0.0]))
+
+
+def on_page(book: NumberBook, group: VGroup, band: Band, area: Area, lay: Any = None) -> Band | None:
+    """The band stays in `group` where, laid out by `lay` and scaled into `area`, the group keeps
+    every number LEGIBLE_H tall; else it leaves the group, laid out again without it (the page
+    engine's plan of the two). Returns the band kept, or None."""
+    def without() -> None:
+        group.remove(band)
+        if lay is not None:
+            lay()
+    plan(book, [[Page(("", (), {}), group, lay=lay)], [Page(("", (), {}), group, lay=without)]], area,
+         needs=[needed(book, group, style.LEGIBLE_H), 0.0])
+    return band if band in group.submobjects else None
+
+
+def room(scene: Any, page: Mobject, made: Sequence[Derivation], band: Band | None = None,
+         readable: bool = False) -> Band | None:
+    """Where the derivations `made` are drawn: the page's band (readable: only while the placed
+    page keeps its numbers READABLE_H tall), else a strip between the page and the caption line,
+    else nowhere (each derivation skipped, its record saying so)."""
+    if band is not None and readable and needed(scene.book, page) > 1.0:
+        band = None
+    found = band if band is not None else strip(scene, page, made)
+    for d in made if found is None else ():
+        skip(scene.book, d, "no room")
+    return found
 
 
 def skip(book: NumberBook, d: Derivation, why: str) -> None:
@@ -210,6 +237,25 @@ def split(book: NumberBook, grid: Any, first: Sequence[tuple[int, int]] = ()) ->
         if part is not grid.box_group and part is not grid.entry_group:
             (rest if id(part) in marked else shell).add(part)
     return shell, rest
+
+
+def grid_made(scene: Any, grid: Any, d: Derivation | None, band: Band | None, run_time: float = 0.6) -> None:
+    """A grid: its frame, one entry derived (when there is room), then the rest at once."""
+    shell, rest = split(scene.book, grid, [d.cell] if d is not None and band is not None else [])
+    scene.play(Appear(shell), run_time=run_time)
+    if d is not None and band is not None:
+        derive(scene, d, band)
+    scene.play(Appear(rest), run_time=run_time)
+
+
+def grid_slid(scene: Any, grid: Any, moves: list, op: str, *with_shell: Mobject) -> None:
+    """A grid whose entries are copies: its frame (with `with_shell`), then the entries slide in."""
+    every = [(i, j) for i in range(grid.n_rows) for j in range(grid.n_cols)]
+    shell, rest = split(scene.book, grid, every)
+    scene.play(Appear(shell), *[Appear(m) for m in with_shell])
+    slide(scene, moves, op=op)
+    if len(rest):
+        scene.play(Appear(rest), run_time=0.4)
 
 
 @contextmanager

@@ -147,6 +147,14 @@ def dot(grid: Any, at: tuple[int, int], result: Term, pairs: Sequence[tuple[Term
     return Derivation(grid, at, op, body + tail, short)
 
 
+def sum_of(grid: Any, at: tuple[int, int], result: Term, terms: Sequence[Term], room: float,
+           op: str = "sum") -> Derivation:
+    """result = a + b + … (a row's or a column's sum; long sums left shorter)"""
+    tail = ["=", result]
+    body, short = joined([[t] for t in terms], room, width(tail) + BUFF)
+    return Derivation(grid, at, op, body + tail, short)
+
+
 def weighted(grid: Any, at: tuple[int, int], result: Term, pairs: Sequence[tuple[Term, Term]],
              room: float) -> Derivation:
     """result = w·v + w·v + … (an output: weights times values)"""

@@ -1,15 +1,18 @@
-"""Reusable builders: number grids indexed by (i, j), shape tags, bars, captions.
+"""Number grids indexed by (i, j): each cell a box and a number (or a text the book made),
+with row and column labels, a header, the heat scale and the marks of masked, NaN and
+hidden cells.
 
-Builders draw numbers only through the NumberBook, so every one is recorded.
+Grids draw numbers only through the NumberBook, so every one is recorded.
 """
 import math
 from typing import Any, NamedTuple
 
 import numpy as np
-from manim import (DOWN, LEFT, PI, UP, ManimColor, Rectangle, SurroundingRectangle, VGroup,
-                   interpolate_color)
+from manim import LEFT, PI, UP, ManimColor, Rectangle, SurroundingRectangle, VGroup, interpolate_color
 
-from scenes.kit import style
+from scenes.kit import lang, style
+from scenes.kit.glyphs import NumberText
+from scenes.kit.numbers import Shown, made_text
 
 
 def heat_color(value, low=0.0, high=1.0):
@@ -60,6 +63,17 @@ def mark_kind(value, hidden, hidden_mark="hidden"):
     return hidden_mark if hidden and value == 0 else None
 
 
+def _entry(book, label, value, decimals, color, size, place, text=None, as_number=False):
+    """A cell's number, or the text the book made for it, recorded in the cell as `label`."""
+    if text is None:
+        return book.num(label, value, decimals, color=color, size=size, place=place)
+    text = text if isinstance(text, Shown) and book.made(text) else book.compose(str(text))
+    if as_number:
+        return book.register(NumberText(str(text), size=size, color=color), "number", text, label, place)
+    mob = made_text(str(text), lang.font(style.NUMBER_FONT), size, color)
+    return book.register(mob, "label", text, label, place)
+
+
 class MatrixGrid(VGroup):
     """A grid of cells (a Rectangle and a number each), sized to its widest number.
 
@@ -70,16 +84,22 @@ class MatrixGrid(VGroup):
     Optional, for grids that must not mistake a mask for a number:
     marks: −∞ cells filled in the mask colour, NaN cells grey in a mask-coloured frame;
     hidden: 2-D bool, cells drawn as an exact "0" in hidden_color in a frame of that
-    colour (implies marks; the layout records each as a mark of kind hidden_mark); header: a label above the grid; cell_w: a fixed cell width;
-    fit_col_labels: cells widen to column labels a little wider than them, and labels
-    much wider (long tokens) are turned upright so that they never run into each other.
+    colour (implies marks; the layout records each as a mark of kind hidden_mark); header: a
+    label above the grid; cell_w: a fixed cell width; fit_col_labels: cells widen to column
+    labels a little wider than them, and labels much wider (long tokens) are turned upright so
+    that they never run into each other.
+
+    texts: a 2-D list of texts the book made (a Shown: a fraction "1/3", an id "e5", a word),
+    drawn in the cells instead of formatted numbers, each recorded in its cell as the grid's
+    label; `values` still give the heat and the marks. As a label in the number font, or
+    (as_numbers) as a number set from the number glyphs.
     """
 
     def __init__(self, book, name, values, decimals=4, row_labels=None, col_labels=None,
                  heat=None, size=style.NUMBER_SIZE, row_color=style.TEXT, col_color=style.TEXT,
                  max_width=None, max_height=None, stroke=style.GRID_LINE, *, hidden=None,
                  hidden_color=style.MASK, marks=False, header=None, header_color=style.TEXT,
-                 cell_w=None, fit_col_labels=False, hidden_mark="hidden"):
+                 cell_w=None, fit_col_labels=False, hidden_mark="hidden", texts=None, as_numbers=False):
         super().__init__()
         values = np.atleast_2d(np.asarray(values, float))
         self.values = values
@@ -98,11 +118,12 @@ class MatrixGrid(VGroup):
         width0 = style.MIN_CELL_W
         self.boxes = [[Rectangle(width=width0, height=style.MIN_CELL_H) for _ in range(self.n_cols)]
                       for _ in range(self.n_rows)]
-        self.entries = [[book.num(labels[i][j], values[i, j],
-                                  decimals if looks[i][j].decimals is None else looks[i][j].decimals,
-                                  color=looks[i][j].text,
-                                  size=size * INF_SCALE if marks and np.isinf(values[i, j]) else size,
-                                  place={"grid": self.grid, "row": i, "col": j, "cell": self.boxes[i][j]})
+        self.entries = [[_entry(book, labels[i][j], values[i, j],
+                                decimals if looks[i][j].decimals is None else looks[i][j].decimals,
+                                looks[i][j].text,
+                                size * INF_SCALE if marks and np.isinf(values[i, j]) else size,
+                                {"grid": self.grid, "row": i, "col": j, "cell": self.boxes[i][j]},
+                                None if texts is None else texts[i][j], as_numbers)
                          for j in range(self.n_cols)] for i in range(self.n_rows)]
         flat = [e for row in self.entries for e in row]
         self.col_labels = VGroup(*[book.label(t, color=col_color, size=style.LABEL_SIZE,
@@ -120,7 +141,8 @@ class MatrixGrid(VGroup):
             for j in range(self.n_cols):
                 box = self.boxes[i][j]
                 box.stretch_to_fit_width(width).stretch_to_fit_height(height)
-                box.set_stroke(looks[i][j].stroke, looks[i][j].stroke_width).move_to([j * width, -i * height, 0])
+                box.set_stroke(looks[i][j].stroke, looks[i][j].stroke_width)
+                box.move_to([j * width, -i * height, 0])
                 if looks[i][j].fill is not None:
                     box.set_fill(looks[i][j].fill, opacity=looks[i][j].opacity)
                 self.entries[i][j].move_to(box)
@@ -182,40 +204,4 @@ class MatrixGrid(VGroup):
         frame = SurroundingRectangle(VGroup(*self.boxes[i]), color=color, buff=0.06, stroke_width=width)
         self.add(self.book.mark(frame, kind, self.labels[i]))
         return self
-
-
-def shape_tag(book, name, shape, color=style.MUTED):
-    """'[3, 2]' under a grid, each size recorded."""
-    return book.label(book.coords(f"{name}.shape", shape), color=color, size=style.LABEL_SIZE)
-
-
-def labelled(mob, label, side=UP, buff=0.2):
-    """A grid or vector with its name above it."""
-    label.next_to(mob, side, buff=buff)
-    return VGroup(label, mob)
-
-
-def bars(book, name, values, colors, max_height=2.0, width=0.6, decimals=4, labels=None):
-    """Vertical bars for a row of weights, each with its number on top."""
-    group = VGroup()
-    for j, v in enumerate(values):
-        bar = Rectangle(width=width, height=max(float(v), 0.0) * max_height + 1e-3,
-                        fill_color=colors[j % len(colors)], fill_opacity=0.85, stroke_width=0)
-        bar.move_to([j * (width + 0.5), 0, 0], aligned_edge=DOWN)
-        num = book.num(f"{name}[{j}]", v, decimals, size=style.LABEL_SIZE).next_to(bar, UP, buff=0.1)
-        parts = [bar, num]
-        if labels:
-            parts.append(book.label(labels[j], size=style.LABEL_SIZE, color=style.MUTED)
-                         .next_to(bar, DOWN, buff=0.1))
-        group.add(VGroup(*parts))
-    return group
-
-
-def fit(mob, width=13.0, height=6.0):
-    """Scale a group down (never up) to fit the content area."""
-    if mob.width > width:
-        mob.scale_to_fit_width(width)
-    if mob.height > height:
-        mob.scale_to_fit_height(height)
-    return mob
 

@@ -65,6 +65,21 @@ def integer(value: object, field: str, low: int, high: int) -> int:
     return n
 
 
+def sizes(value: object, field: str, limits: dict[str, tuple[int, int]]) -> tuple[int, ...]:
+    """A shape such as 'B,T,D': one whole number per name (comma- or space-separated), each in
+    its limits. One rule for every way to break it, naming the limits and the size that broke them."""
+    text = str(value)
+    ranges = ", ".join(f"{name} {low}-{high}" for name, (low, high) in limits.items())
+    rule = f"is {','.join(limits)}: {len(limits)} whole numbers with {ranges}"
+    pieces = [s for s in re.split(r"[,\s]+", text.strip()) if s]
+    if len(pieces) != len(limits):
+        raise InputError(field, text, f"{rule} (got {len(pieces)})")
+    for (name, (low, high)), piece in zip(limits.items(), pieces):
+        if not re.fullmatch(r"\+?\d{1,3}", piece) or not low <= int(piece) <= high:
+            raise InputError(field, text, f"{rule} ({name} = {piece} is not)")
+    return tuple(int(piece) for piece in pieces)
+
+
 def _raw_text(value: object, field: str) -> str | list | tuple:
     if isinstance(value, (list, tuple)):
         return value
@@ -125,6 +140,21 @@ def tokens(value: object, count: int, field: str = "tokens") -> list[str] | None
         if len(str(t)) > MAX_TOKEN or not str(t).isprintable():
             raise InputError(field, whole, f"each label: at most {MAX_TOKEN} printable characters")
     return [str(t) for t in labels]
+
+
+def bit_strings(value: object, field: str, length: int, most: int = MAX_SIDE) -> list[np.ndarray]:
+    """Comma-separated strings of 0/1 (or a list of them), each `length` bits (bit i keeps entry
+    i), at most `most` of them; each as a bool array."""
+    pieces = value if isinstance(value, (list, tuple)) else str(value).split(",")
+    out = []
+    for bits in (str(b).strip() for b in pieces):
+        if not re.fullmatch(r"[01]+", bits) or len(bits) != length:
+            raise InputError(field, str(value), f"each mask is {length} bits of 0/1 "
+                                                "(bit i keeps entry i), comma-separated")
+        out.append(np.array([c == "1" for c in bits]))
+    if len(out) > most:
+        raise InputError(field, str(value), f"at most {most} masks")
+    return out
 
 
 def flag(value: object) -> bool:

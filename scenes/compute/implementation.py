@@ -7,7 +7,9 @@ compare `torch.nn.functional.scaled_dot_product_attention` (forward and autograd
 the hand-written formula, which no numpy code can stand in for. torch is a pinned
 dependency (requirements.txt); it is imported inside `sdpa_check` only, so listing or
 rendering other clips never pays for the import. The check is seeded and runs on the CPU
-in float64, so a render repeats it exactly.
+in float64, so a render repeats it exactly; its result is kept on disk (scenes/compute/stored.py,
+keyed by the inputs, this file and the installed torch), so a render whose check has run
+before imports no torch.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from scenes.compute.provenance import Source
+from scenes.compute.stored import stored
 
 # The numbers written in the listing (each one is also what the computation below uses).
 QKV_FACTOR = 3          # nn.Linear(D, 3 * D): Q, K and V in one projection
@@ -149,6 +152,7 @@ def hand_attention(q, k, v):
     return weights @ v
 
 
+@stored("torch")
 def sdpa_check(shape: tuple, seed: int) -> SdpaCheck:
     """Q, K, V of `shape` drawn from N(0, 1) (seeded, float64, CPU); forward outputs and the
     gradients of L = sum(z * G), G a seeded upstream gradient, by both routes."""

@@ -263,10 +263,8 @@ def test_planted_wrong_value_is_caught(monkeypatch):
 def test_without_room_on_the_page_the_caption_line_or_nothing(monkeypatch):
     """Forced (no legal input needs it): no band on either page -> the strip by the caption line,
     or, with no room there either, the derivations left out and their records saying why."""
-    from scenes.clips import dropout as scene_module, dropout_parts as parts
     from scenes.kit import derive
-    monkeypatch.setattr(scene_module, "number_heights", lambda book, mob: [0.0])
-    monkeypatch.setattr(parts, "keeps_contract", lambda book, mob, area: False)
+    monkeypatch.setattr(derive, "needed", lambda book, mob, height=0.0: float("inf"))   # no page keeps it
     built, moments, problems = derived(inputs_for(CLIP))
     assert problems == [] and {d["where"] for d in made(built).values() if "where" in d} == {"caption line"}
     monkeypatch.setattr(derive, "strip", lambda scene, page, ds: None)

@@ -1,7 +1,4 @@
 """4.6 dropout 并不保持每行权重和恰好为 1: one mask at a time, every mask, sampling, eval mode."""
-import re
-
-import numpy as np
 from manim import DOWN, RIGHT, UP, Create, FadeIn, ReplacementTransform, Transform, VGroup
 
 from scenes.clips import dropout_parts as parts, dropout_words as words
@@ -14,8 +11,9 @@ from scenes.kit.columns import Table
 from scenes.kit.derive import Band
 from scenes.kit.layout import content_width, fit
 from scenes.kit.notes import note
-from scenes.kit.page import number_heights
-from scenes.kit.inputs import InputError, integer, number, vector
+from scenes.kit.page import Area
+from scenes.kit.bars import regrown
+from scenes.kit.inputs import InputError, bit_strings, integer, number, vector
 from scenes.kit.clip import Clip, Option
 
 TOP_Y = 2.75          # the mode line, under the title
@@ -35,22 +33,13 @@ def rules(raw: dict) -> dict:
     if p == 1 and mode == "train":
         raise InputError("p", str(raw.get("p")), "p = 1 in train mode drops everything "
                                                   "and 1/(1-p) divides by zero: use p < 1")
-    masks = []
     text = raw.get("masks")
     if text is None:   # the lab's 101,010,001,000 for three weights, any length alike:
         n = len(weights)  # alternate entries kept, the others, only the last, none
         rows = ["".join("10"[i % 2] for i in range(n)), "".join("01"[i % 2] for i in range(n)),
                 "0" * (n - 1) + "1", "0" * n]
         text = ",".join(dict.fromkeys(rows))
-    parts = text if isinstance(text, (list, tuple)) else str(text).split(",")
-    for bits in (str(b).strip() for b in parts):
-        if not re.fullmatch(r"[01]+", bits) or len(bits) != len(weights):
-            raise InputError("masks", str(text), f"each mask is {len(weights)} bits of 0/1 "
-                                                 "(bit i keeps entry i), comma-separated")
-        masks.append(np.array([c == "1" for c in bits]))
-    if len(masks) > 8:
-        raise InputError("masks", str(text), "at most 8 masks")
-    return {"weights": weights, "p": p, "mode": mode, "masks": masks,
+    return {"weights": weights, "p": p, "mode": mode, "masks": bit_strings(text, "masks", len(weights)),
             "samples": integer(raw.get("samples", 200), "samples", 1, 200),
             "seed": integer(raw.get("seed", 0), "seed", 0, 2**31 - 1)}
 
@@ -132,13 +121,13 @@ class Dropout(ClipScene):
         """Step 2's table under the mode line and the note under it; between them the room for
         the worked entry's expressions, where the table's numbers stay legible with it."""
         room = TOP_Y - style.CONTENT_BOTTOM - 0.9 - self.rows_note.height
-        band = Band(self.made) if self.made else None
-        page = VGroup(t, *[band] if band else []).arrange(DOWN, buff=0.25)
+        page, band = VGroup(t), None
+        if self.made:
+            band = Band(self.made)
+            page.add(band)
+            band = derive.on_page(self.book, page, band, Area(content_width() - 0.4, height=room, most=1.3),
+                                  lambda: page.arrange(DOWN, buff=0.25))
         self.under_mode_line(page, room, 1.3)
-        if band is not None and min(number_heights(self.book, t)) < style.LEGIBLE_H:
-            t.scale(1 / t.zoom())
-            page, band = t, None
-            self.under_mode_line(t, room, 1.3)
         fit(self.rows_note, content_width()).next_to(page, DOWN, buff=0.3)
         return band
 
@@ -161,10 +150,8 @@ class Dropout(ClipScene):
         self.say(words.made_says(book, r, *self.worked))
         t = self.rows_table
         head, row, rule = self.first
-        band = self.band or (derive.strip(self, VGroup(self.mode, t, self.rows_note), self.made)
-                             if self.made else None)
-        for d in self.made if band is None else ():
-            derive.skip(book, d, "no room")
+        band = None if not self.made else derive.room(self, VGroup(self.mode, t, self.rows_note), self.made,
+                                                       self.band)
         self.play(Vanish(self.row_bars), ReplacementTransform(head, t.row(0)[:-1]),
                   ReplacementTransform(row, t.row(1)), ReplacementTransform(rule, t.rule(1, 0, t.n_cols - 2)))
         self.play(Appear(t.cells[0][-1]), Appear(self.rows_note), Create(t.rule(1)), Create(t.rule(2)))
@@ -254,7 +241,7 @@ class Dropout(ClipScene):
         board = VGroup(left, middle, right).arrange(RIGHT, buff=0.7, aligned_edge=UP)
         fit(board, content_width(), TOP_Y - style.CONTENT_BOTTOM - 0.45, 1.15)
         board.next_to(self.mode_line(), DOWN, buff=0.3).set_x(0)
-        heights = [parts.bar_heights(r, j, bars, unit) for j in range(len(r.checkpoints))]
+        heights = [regrown(bars, r.checkpoint_means[-1], means, unit) for means in r.checkpoint_means]
         self.play(Appear(self.mode_line()), Appear(left), Appear(middle.row(0)))
         pointer = middle.band([1])
         self.play(Appear(marks), Appear(feet), Appear(legend), Appear(heights[0]), Appear(middle.row(1)),

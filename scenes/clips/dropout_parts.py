@@ -1,5 +1,5 @@
-"""Builders for the dropout clip: mask bit strings, the mode line, bars, and the tables each
-step shows (the kit's Table); what the clip says is in dropout_words.py.
+"""Builders for the dropout clip: the mode line, the bars (the kit's bars.py), the tables each
+step shows (the kit's Table) and the numbers made in them; what it says is in dropout_words.py.
 
 Every number goes through the NumberBook; nothing here computes a drawn value.
 """
@@ -7,34 +7,19 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from manim import DOWN, RIGHT, UP, DashedLine, Line, Mobject, Rectangle, VGroup
+from manim import DOWN, RIGHT, UP, Line, Mobject, VGroup
 
 from scenes.kit.derive_cells import Lone, listed_sum, term, total
 from scenes.clips.dropout_words import DECIMALS, MEAN_DECIMALS, one, p, positions, scale, short, zero
-from scenes.kit import derive, expressions as ex, style
+from scenes.kit import bars, derive, expressions as ex, style
 from scenes.kit.columns import Table
 from scenes.kit.derive import Band
 from scenes.kit.layout import content_height, content_width
 from scenes.kit.expressions import Derivation, Term
 from scenes.kit.notes import note
 from scenes.kit.numbers import NumberBook, Shown
-from scenes.kit.page import Area, keeps_contract
-
-
-def bit_color(keep: bool, ignored: bool = False) -> str:
-    """Kept bits plain, dropped bits in the mask colour; all muted where the mask is ignored (eval)."""
-    return style.MUTED if ignored else style.TEXT if keep else style.MASK
-
-
-def bits(book: NumberBook, label: str, mask: Sequence[bool], size: float = style.NUMBER_SIZE,
-         ignored: bool = False) -> VGroup:
-    """A mask as its bit string ('101'), one recorded digit per bit."""
-    digits = [book.num(f"{label}[{i}]", int(b), 0, size=size, color=bit_color(b, ignored))
-              for i, b in enumerate(mask)]
-    pitch = max(d.width for d in digits) + 0.06
-    for i, d in enumerate(digits):
-        d.move_to([i * pitch, 0, 0])
-    return VGroup(*digits)
+from scenes.kit.page import Area
+from scenes.kit.pictures import bits
 
 
 def mode_line(book: NumberBook, r: Any) -> Mobject:
@@ -46,22 +31,15 @@ def mode_line(book: NumberBook, r: Any) -> Mobject:
                      scale=scale(book, r), color=style.ACCENT, size=style.LABEL_SIZE)
 
 
-def plain_bars(values: Sequence[float], xs: Sequence[float], unit: float, width: float) -> VGroup:
-    """Bars standing on y = 0 at the given x positions (no numbers)."""
-    return VGroup(*[Rectangle(width=width, height=max(float(v) * unit, 1e-3), fill_color=style.VALUE,
-                              fill_opacity=0.85, stroke_width=0).move_to([x, 0, 0], aligned_edge=DOWN)
-                    for v, x in zip(values, xs)])
-
-
 def weight_bars(r: Any, t: Table) -> VGroup:
     """The weights as bars under their columns of `t`, in the room the mask rows take later."""
     top = t.y(1) - t.row_h * t.zoom() / 2 - 0.3
     height = min(2.4, top - style.CONTENT_BOTTOM - 0.3)
     xs = [t.x(i + 1) for i in range(len(r.weights))]
     width = 0.5 * min(t.widths[1:-1]) * t.zoom()
-    bars = plain_bars(r.weights, xs, height / float(r.weights.max()), width)
+    shown = bars.plain(r.weights, xs, height / float(r.weights.max()), width)
     base = Line([t.x(1) - width, 0, 0], [t.x(len(r.weights)) + width, 0, 0], color=style.GRID_LINE)
-    return VGroup(bars, base).shift(UP * (top - height))
+    return VGroup(shown, base).shift(UP * (top - height))
 
 
 def zero_rule(book: NumberBook, r: Any) -> Mobject:
@@ -75,41 +53,12 @@ def zero_rule(book: NumberBook, r: Any) -> Mobject:
                 zero=z, rule=why, color=style.TRACK, size=style.BODY_SIZE)
 
 
-def targets(values: Sequence[float], xs: Sequence[float], unit: float, width: float) -> VGroup:
-    """Dashed marks at the original weights, drawn over the bars."""
-    return VGroup(*[DashedLine([x - width / 2 - 0.15, float(v) * unit, 0],
-                               [x + width / 2 + 0.15, float(v) * unit, 0],
-                               dash_length=0.1, color=style.TRACK, stroke_width=5).set_z_index(2)
-                    for v, x in zip(values, xs)])
-
-
 def mean_bars(book: NumberBook, r: Any) -> tuple:
-    """Bars of the last running mean, dashed original weights, positions, the mean's numbers, and
-    the height of one unit of weight."""
-    last, width = r.checkpoints[-1], 0.6
-    numbers = VGroup(*[book.num(f"running_mean@{last}[{i}]", v, MEAN_DECIMALS, size=style.LABEL_SIZE)
-                       for i, v in enumerate(r.checkpoint_means[-1])])
-    spacing = max(1.2 if len(r.weights) <= 4 else 1.0, max(m.width for m in numbers) + 0.2)
-    unit = 3.0 / max(float(r.checkpoint_means.max()), float(r.weights.max()))
-    xs = [i * spacing for i in range(len(r.weights))]
-    base = Line([-width, 0, 0], [xs[-1] + width, 0, 0], color=style.GRID_LINE)
-    feet = VGroup(base, *[note(book, "{}", s).next_to([x, 0, 0], DOWN, buff=0.15)
-                          for s, x in zip(position_names(book, r), xs)])
-    for mob, x, v, a in zip(numbers, xs, r.checkpoint_means[-1], r.weights):
-        mob.move_to([x, max(float(v), float(a)) * unit + 0.1 + mob.height / 2, 0])
-    return (plain_bars(r.checkpoint_means[-1], xs, unit, width), targets(r.weights, xs, unit, width), feet,
-            numbers, unit)
-
-
-def bar_heights(r: Any, j: int, bars: VGroup, unit: float) -> VGroup:
-    """The bars at checkpoint j: the same bars, heights of that running mean (placed like `bars`)."""
-    stretch = bars[0].height / max(float(r.checkpoint_means[-1][0]) * unit, 1e-3)
-    base = bars.get_bottom()[1]
-    out = VGroup()
-    for bar, v in zip(bars, r.checkpoint_means[j]):
-        new = bar.copy().stretch_to_fit_height(max(float(v) * unit, 1e-3) * stretch)
-        out.add(new.move_to([bar.get_x(), base, 0], aligned_edge=DOWN))
-    return out
+    """Bars of the last running mean with its numbers, dashed original weights, the positions
+    under them, and the height of one unit of weight (the kit's bars.marked)."""
+    tallest = max(float(r.checkpoint_means.max()), float(r.weights.max()))
+    return bars.marked(book, f"running_mean@{r.checkpoints[-1]}", r.checkpoint_means[-1], r.weights,
+                       position_names(book, r), MEAN_DECIMALS, tallest)
 
 
 # ------------------------------------------------------------------ the tables each step shows
@@ -244,12 +193,7 @@ def every_page(scene: Any, title: Mobject, table: Table, made: Derivation) -> Ba
     """Step 3's title and table with the band for its expression under them (where the
     numbers stay legible with it), else room by the caption line, else none."""
     area, band = Area(content_width(), height=content_height() - 0.2, most=1.3), Band([made])
-    page = VGroup(title, table, band).arrange(DOWN, buff=0.25)
-    if not keeps_contract(scene.book, page, area):
-        page.remove(band).arrange(DOWN, buff=0.25)
-        band = None
+    page = VGroup(title, table, band)
+    band = derive.on_page(scene.book, page, band, area, lambda: page.arrange(DOWN, buff=0.25))
     area.place(page)
-    band = band or derive.strip(scene, page, [made])
-    if band is None:
-        derive.skip(scene.book, made, "no room")
-    return band
+    return derive.room(scene, page, [made], band)

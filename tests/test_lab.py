@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from browser import page_state as browser_state, wait_for as wait
 from conftest import inputs_for, probe
 from scenes.kit.lang import has_cjk
 from scenes.pipeline.inputs import InputError, check, raw_inputs
@@ -38,17 +39,11 @@ def browser(chromium):
 
 
 def lab_state(driver):
-    return driver.execute_script("return window.lab.state()")
+    return browser_state(driver, "lab")
 
 
 def wait_for(driver, check, seconds=60):
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        s = lab_state(driver)
-        if check(s):
-            return s
-        time.sleep(0.1)
-    raise AssertionError(f"timed out in state {lab_state(driver)}")
+    return wait(driver, "lab", check, seconds)
 
 
 def type_into(driver, key, text):

@@ -15,6 +15,7 @@ import av
 import numpy as np
 import pytest
 
+from browser import page_state as browser_state, wait_for as wait
 from conftest import build
 from lab_client import FAKE_MIC, get, lab_server, outside_files, post, too_large, write_tone
 from scenes.kit.style import VOICE_TAIL
@@ -37,17 +38,11 @@ def browser(chromium, tmp_path_factory):
 
 
 def page_state(driver):
-    return driver.execute_script("return window.recorder.state()")
+    return browser_state(driver, "recorder")
 
 
 def wait_for(driver, check, seconds=90):
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        s = page_state(driver)
-        if check(s):
-            return s
-        time.sleep(0.1)
-    raise AssertionError(f"timed out in state {page_state(driver)}")
+    return wait(driver, "recorder", check, seconds)
 
 
 def record(driver, n, seconds):

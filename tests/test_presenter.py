@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from browser import page_state as browser_state, wait_for as wait
 from scenes.pipeline.registry import specs
 
 CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
@@ -21,7 +22,7 @@ def browser(chromium):
 
 
 def state(driver):
-    return driver.execute_script("return window.presenter.state()")
+    return browser_state(driver, "presenter")
 
 
 def press(driver, *keys):
@@ -32,13 +33,7 @@ def press(driver, *keys):
 
 
 def wait_until(driver, check, seconds=20):
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        s = state(driver)
-        if check(s):
-            return s
-        time.sleep(0.1)
-    raise AssertionError(f"timed out in state {state(driver)}")
+    return wait(driver, "presenter", check, seconds)
 
 
 def test_the_chapter_page_steps_through_every_section_offline(browser, tiny_chapter, tmp_path):

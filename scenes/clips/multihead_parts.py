@@ -2,20 +2,19 @@
 the error card. Every id, index and shape is drawn through the NumberBook."""
 from __future__ import annotations
 
-import math
 from typing import Any, Iterable, Sequence
 
 import numpy as np
-from manim import (DOWN, LEFT, UL, UP, UR, Animation, DashedVMobject, Mobject, ReplacementTransform,
+from manim import (DOWN, LEFT, UP, Animation, DashedVMobject, Mobject, ReplacementTransform,
                    RoundedRectangle, SurroundingRectangle, VGroup)
 
 from scenes.kit import style
 from scenes.kit.anim import Appear, Vanish
-from scenes.kit.arrays import batch_columns, headed, in_grid, spelled_grid
-from scenes.kit.grids import MatrixGrid
+from scenes.kit.arrays import spelled_grid
+from scenes.kit.blocks import tiles
 from scenes.kit.layout import content_center, content_width, fit
 from scenes.kit.numbers import NumberBook, Shown
-from scenes.kit.page import Area, choose
+from scenes.kit.page import Area
 
 # The ids' layout is drawn for cells 0.68 x 0.48 (an id such as e95 plus room for the tracking
 # frame) and grown by UNIT to MatrixGrid's cells, at least MIN_CELL_H tall; the ids (set at ID_SIZE)
@@ -45,8 +44,8 @@ def shape_line(book: NumberBook, label: str, axes: Sequence[str], shape: Sequenc
 class TensorView:
     """One layout of the id tensor, in reading order: a grid per fixed first two indices
     ('[0, 0, :]' is a row of D ids; '[0, 1, :, :]' a small matrix) under its header, the grids
-    in rows: for each number of columns the roomier header side, and the fewest columns that
-    keep the ids at LEGIBLE (else the roomiest).
+    in rows (blocks.tiles): for each number of columns the roomier header side, and the fewest
+    columns that keep the ids at LEGIBLE (else the roomiest).
 
     Each id is a number ("e5", recorded as the id at that index of this layout, in its cell).
     Not a Mobject itself: add `parts()` to the scene, move ids with `morph`.
@@ -79,37 +78,13 @@ class TensorView:
             blocks.append((header, grid))
         self.headers = VGroup(*[header for header, _ in blocks])
         self.box_group = VGroup(*[grid.box_group for _, grid in blocks])
-        self.scale = self._arrange(blocks, ids.shape[1], top)
+        area = Area(content_width(), top=top, bottom=style.CONTENT_BOTTOM, most=MAX_SCALE)
+        self.scale = tiles(blocks, area, LEGIBLE, ids.shape[1], HEADER_PAD, (GAP_X, GAP_Y), BATCH_GAP)
         for n in (marks if marks is not None else ()):
             self.texts[int(n)].set_color(style.MASK)
         if track is not None:
             self.texts[track].set_color(style.TRACK)
             header_of[track].set_color(style.TRACK)
-
-    @staticmethod
-    def _arrange(blocks: list[tuple[Mobject, MatrixGrid]], per_batch: int, top: float) -> float:
-        """Try the arrangements on the headers and cells (the ids follow their cells once chosen),
-        measured by the headers and each grid's corner cells."""
-        area = Area(content_width(), top=top, bottom=style.CONTENT_BOTTOM, most=MAX_SCALE)
-        outlines = [VGroup(header, grid.box_group) for header, grid in blocks]
-        homes = [grid.boxes[0][0].get_center() for _, grid in blocks]
-
-        def laid(side: np.ndarray, columns: int) -> None:
-            for header, grid in blocks:
-                headed(header, grid.box_group, side, HEADER_PAD, grid.boxes[0][0])
-            every = per_batch // columns if per_batch % columns == 0 else 0
-            in_grid(outlines, columns, (GAP_X, GAP_Y), UR if side[0] < 0 else UL, every, BATCH_GAP)
-
-        def roomier(columns: int):          # the header side that lets the cells be larger
-            return lambda: choose(whole, [lambda: laid(LEFT, columns), lambda: laid(UP, columns)], area,
-                                  prefer=1.0)
-        whole = VGroup(*[VGroup(header, grid.boxes[0][0], grid.boxes[-1][-1]) for header, grid in blocks])
-        ways = [roomier(c) for c in batch_columns(len(blocks), per_batch)]
-        scale = choose(whole, ways, area, LEGIBLE, prefer=math.inf)     # fewest columns (a list reads best)
-        for (_, grid), home in zip(blocks, homes):
-            grid.entry_group.shift(grid.boxes[0][0].get_center() - home)
-        area.place(VGroup(*[VGroup(header, grid) for header, grid in blocks]))
-        return scale
 
     def parts(self) -> list[Mobject]:
         return [self.box_group, self.headers, *self.texts.values()]

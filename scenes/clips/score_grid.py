@@ -3,11 +3,10 @@ Q, K, V projections, the QK^T grid and why the scores are divided by sqrt(d_k)."
 import numpy as np
 from manim import DOWN, RIGHT, UL, UP, FadeIn, LaggedStart, Transform, VGroup, Write
 
-from scenes.clips.score_grid_parts import (AREA, FULL_SCALE, MIN_SCALE, WIDTH, align_columns, axis_names,
-                                           column_labels, falk, first_cell, first_scaled, grid_decimals,
-                                           grouped_bars, labelled_grid, legend, lit_from, make_scaled, place_bars,
-                                           projection_block, role_grid, scaling_options, set_columns, shape_rule,
-                                           short_names, variance_table, with_band)
+from scenes.clips.score_grid_parts import (AREA, FULL_SCALE, MIN_SCALE, SHORT_NAME, WIDTH, axis_names, falk,
+                                           first_cell, first_scaled, grid_decimals, labelled_grid, lit_from,
+                                           make_scaled, projection_block, role_grid, shape_rule,
+                                           variance_table)
 from scenes.clips.score_grid_words import (GIVEN_FIRST, GIVEN_MORE, GIVEN_SAYS, SAYS, SQUARE, direct_says,
                                            projection_says, row_caption, scaled_says, scaling_says,
                                            scores_says, w_says)
@@ -17,8 +16,10 @@ from scenes.kit.anim import Appear
 from scenes.kit.base import ClipScene
 from scenes.kit.inputs import InputError, integer, matrix, tokens
 from scenes.kit.clip import Clip, Option
-from scenes.kit.blocks import batches
+from scenes.kit.blocks import batches, grouped_bars, heat_legend, over_columns, place_bars
+from scenes.kit.columns import align_columns
 from scenes.kit.derive import Band
+from scenes.kit.options import abbreviations, beside_or_apart, needs, optional, variants
 from scenes.kit.page import Area, Page, phrase, plan, said, turn
 
 ROLES = (("q", "wq", "Q", "W_Q", style.QUERY), ("k", "wk", "K", "W_K", style.KEY),
@@ -169,7 +170,7 @@ class ScoreGrid(ClipScene):
         decimals = grid_decimals(values)
         grid = labelled_grid(self.book, name, values, decimals, heat="scores",
                              row_labels=self.q_names, row_color=style.QUERY)
-        bar = legend(self.book, f"{name}_legend", *low_high, decimals)
+        bar = heat_legend(self.book, f"{name}_legend", *low_high, decimals)
         corner = VGroup(self.book.label("键 →", color=style.KEY, size=style.LABEL_SIZE),
                         self.book.label("查询 ↓", color=style.QUERY, size=style.LABEL_SIZE))
         corner.arrange(DOWN, buff=0.08, aligned_edge=RIGHT).next_to(grid.box_group, UL, buff=0.12)
@@ -179,10 +180,8 @@ class ScoreGrid(ClipScene):
 
     def columns(self):
         """Whole key names, and abbreviated ones when some are long."""
-        short = short_names(self.book, self.k_names)
-        whole = column_labels(self.book, self.k_names, style.KEY)
-        same = all(a is b for a, b in zip(short, self.k_names))
-        return [whole] if same else [whole, column_labels(self.book, short, style.KEY)]
+        return [[self.book.label(n, color=style.KEY, size=style.LABEL_SIZE) for n in names]
+                for names in abbreviations(self.book, self.k_names, SHORT_NAME)]
 
     def fill_scores(self):
         r, book = self.result, self.book
@@ -197,11 +196,16 @@ class ScoreGrid(ClipScene):
         band = Band([first])
 
         def board(cols, parts, s):     # the formula and the band (those of them this page has) above
-            set_columns(grid, cols, s)
+            over_columns(grid, cols, s)
             body = VGroup(VGroup(grid, tag).arrange(DOWN, buff=0.25 * s), bar).arrange(RIGHT, buff=0.5 * s)
             return VGroup(*parts, body).arrange(DOWN, buff=0.3 * s)
-        options, needs = with_band(caption, labels, board, head, band, FULL_SCALE, MIN_SCALE)
-        pages = plan(book, options, AREA, needs)
+
+        def page(cols, parts):         # whole column labels first; the formula goes first, then the band
+            out = Page(caption, lambda s: board(cols, parts, s))
+            out.parts = parts
+            return [out]
+        options = variants(page, labels, optional(head, band))
+        pages = plan(book, options, AREA, needs(options, FULL_SCALE, MIN_SCALE, last=4))
         turn(self, pages, AREA, lambda m: None, clear_time=0.4)
         if head in pages[0].parts:
             self.play(Write(head))
@@ -225,7 +229,8 @@ class ScoreGrid(ClipScene):
         caption_one = said(caption, scaling_says(book, r, "one"))
         caption = said(caption, scaling_says(book, r, "table"))
         table = variance_table(book, v, r.own)
-        note = book.text("采样 {samples} 对单位方差 q、k，种子 {seed}", samples=book.index("variance.samples", v.samples),
+        note = book.text("采样 {samples} 对单位方差 q、k，种子 {seed}",
+                         samples=book.index("variance.samples", v.samples),
                          seed=book.index("seed", v.seed), size=style.LABEL_SIZE, color=style.MUTED)
         left = VGroup(table, note).arrange(DOWN, buff=0.3)
         scale = book.fmt("scale", r.scale)
@@ -236,18 +241,25 @@ class ScoreGrid(ClipScene):
                     scaling_says(book, r, "grid"))
         made = first_scaled(book, r, grid, root)
 
-        def right(cols, s, parts):     # the factor, the band where this page has it, the scaled grid
-            set_columns(grid, cols, s)
+        band = Band([made])
+
+        def right(cols, parts, s):     # the factor, the band where this page has it, the scaled grid
+            over_columns(grid, cols, s)
             return VGroup(root, *parts, VGroup(VGroup(grid, tag).arrange(DOWN, buff=0.25 * s), bar)
                           .arrange(RIGHT, buff=0.4 * s)).arrange(DOWN, buff=0.3 * s)
-        options, needs, band = scaling_options(caption_one, caption, then, left, right, labels, made)
-        turn(self, plan(book, options, AREA, needs), AREA, lambda m: self.show_scaling(m, left, made, band),
-             first=self.retitle, clear_time=0.4)
+
+        def pages(apart, cols, parts):  # the table beside the grid, else each on its own board
+            blocks = [lambda s: left, lambda s: right(cols, parts, s)]
+            return beside_or_apart(caption_one, [caption, then], blocks, most=[1.3])[apart]
+        options = variants(pages, (False, True), labels, optional(band))
+        turn(self, plan(book, options, AREA, needs(options, FULL_SCALE, MIN_SCALE)), AREA,
+             lambda m: self.show_scaling(m, left, made, band), first=self.retitle, clear_time=0.4)
 
     def retitle(self):
         """The title turns to 4.3 for the variance argument."""
         head = self.book.section("section.scaling", self.section_scaling)
-        title = self.book.text("{}  " + lang.tr(self.title_scaling), head, size=style.TITLE_SIZE, kind="title")
+        title = self.book.text("{}  " + lang.tr(self.title_scaling), head, size=style.TITLE_SIZE,
+                               kind="title")
         self.play(Transform(self.title_mob, title.move_to(self.title_mob)), run_time=0.4)
         self.book.meta[id(self.title_mob)] = self.book.meta[id(title)]
 
@@ -284,11 +296,10 @@ class ScoreGrid(ClipScene):
         caption = row_caption(book, r, name, peaks)
 
         def board(cols, s):
-            place_bars(bars, set_columns(grids[0], cols, s), s)
+            place_bars(bars, over_columns(grids[0], cols, s), s)
             return VGroup(VGroup(query, VGroup(bars, table), line).arrange(DOWN, buff=0.3 * s))
-        labels = self.columns()
-        pages = plan(book, [[Page(caption, lambda s, c=cols: board(c, s))] for cols in labels], AREA,
-                     [FULL_SCALE] * (len(labels) - 1) + [MIN_SCALE])
+        options = variants(lambda cols: [Page(caption, lambda s: board(cols, s))], self.columns())
+        pages = plan(book, options, AREA, needs(options, FULL_SCALE, MIN_SCALE))
         turn(self, pages, AREA, lambda m: None, clear_time=0.4)
         self.play(Appear(query), Appear(grids[0]), Appear(grids[1]))
         self.play(Appear(grids[2]), Appear(grids[3]))

@@ -1,20 +1,21 @@
-"""Builders for the score-grid clip: named grids with shape tags, a heat legend,
-column-aligned number rows and grouped bars (pages: scenes/kit/page.py). Numbers only
-through the NumberBook."""
+"""Builders for the score-grid clip: named grids with shape tags, the projections' boards, the
+variance table and the numbers made in front of the viewer (pages: scenes/kit/page.py; legends,
+bars and aligned columns: scenes/kit/blocks.py, columns.py). Numbers only through the NumberBook."""
 from __future__ import annotations
 
 from typing import Sequence
 
 import numpy as np
-from manim import DOWN, LEFT, PI, RIGHT, UP, Mobject, Rectangle, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, Mobject, VGroup
 
 from scenes.kit import derive, expressions as ex, style
 from scenes.kit.anim import Appear
 from scenes.kit.derive import Band
 from scenes.kit.expressions import Derivation, Term
-from scenes.kit.grids import MatrixGrid, heat_color
+from scenes.kit.columns import same_columns
+from scenes.kit.grids import MatrixGrid
 from scenes.kit.numbers import NumberBook, Shown
-from scenes.kit.page import Area, Page
+from scenes.kit.page import Area
 
 MIN_SCALE = 0.6      # keeps every number above the contract's least height
 FULL_SCALE = 0.8     # below this, long column labels are abbreviated (the rows keep them whole)
@@ -68,96 +69,6 @@ def role_grid(book: NumberBook, name: str, values, color: str, tex: str, side=DO
     group = VGroup(mob, tag)
     group.grid, group.tag, group.side = mob, tag, side
     return group
-
-
-def same_columns(*groups: VGroup) -> None:
-    """Give role grids stacked column over column one cell width (the widest), tags re-placed."""
-    width = max(g.grid.boxes[0][0].width for g in groups)
-    for g in groups:
-        grid = g.grid
-        for i, row in enumerate(grid.boxes):
-            for j, box in enumerate(row):
-                box.stretch_to_fit_width(width).move_to(grid.boxes[0][0].get_center()
-                                                        + [j * width, -i * box.height, 0])
-                grid.entries[i][j].move_to(box)
-        g.tag.next_to(grid.box_group, g.side, buff=0.15)
-
-
-def short_names(book: NumberBook, names: Sequence[Shown]) -> list[Shown]:
-    """Long token labels cut to SHORT_NAME half-widths with an ellipsis (names q0, k1 stay)."""
-    return [book.abbreviated(name, SHORT_NAME) for name in names]
-
-
-def column_labels(book: NumberBook, names: Sequence[Shown], color: str) -> list[Mobject]:
-    return [book.label(name, color=color, size=style.LABEL_SIZE) for name in names]
-
-
-def set_columns(grid: MatrixGrid, labels: Sequence[Mobject], s: float = 1.0) -> MatrixGrid:
-    """Put `labels` over the grid's columns (replacing any), all a quarter turn up when one is
-    wider than its cell, so that neighbours never touch. Safe to call again."""
-    grid.col_labels.remove(*list(grid.col_labels.submobjects))
-    width = grid.boxes[0][0].width
-    turn = any((lab.height if getattr(lab, "turned", False) else lab.width) > width * 0.92
-               for lab in labels)
-    for j, lab in enumerate(labels):
-        if turn != getattr(lab, "turned", False):
-            lab.rotate(PI / 2 if turn else -PI / 2)
-            lab.turned = turn
-        grid.col_labels.add(lab.next_to(grid.boxes[0][j], UP, buff=(0.12 if turn else 0.15) * s))
-    return grid
-
-
-def legend(book: NumberBook, name: str, low: float, high: float, decimals: int,
-           height: float = 2.6, steps: int = 12) -> VGroup:
-    """A vertical heat bar from low (bottom) to high (top), its two ends numbered."""
-    cells = VGroup(*[Rectangle(width=0.3, height=height / steps, stroke_width=0,
-                               fill_color=heat_color(low + (high - low) * n / (steps - 1), low, high),
-                               fill_opacity=0.9) for n in range(steps)]).arrange(UP, buff=0)
-    top = book.num(f"{name}.high", high, decimals).next_to(cells, UP, buff=0.12)
-    bottom = book.num(f"{name}.low", low, decimals).next_to(cells, DOWN, buff=0.12)
-    return VGroup(cells, top, bottom)
-
-
-def align_columns(grids: Sequence[MatrixGrid], buff: float = 0.0) -> VGroup:
-    """Give every grid the widest cell, then stack them so that column j lines up."""
-    width = max(g.boxes[0][0].width for g in grids)
-    y = 0.0
-    for g in grids:
-        height = g.boxes[0][0].height
-        for i, row in enumerate(g.boxes):
-            for j, box in enumerate(row):
-                box.stretch_to_fit_width(width).move_to([j * width, y - i * height, 0])
-                g.entries[i][j].move_to(box)
-        for n, lab in enumerate(g.row_labels):
-            lab.next_to(g.boxes[n][0], LEFT, buff=0.15)
-        for n, lab in enumerate(g.col_labels):
-            lab.next_to(g.boxes[0][n], UP, buff=0.12)
-        y -= g.n_rows * height + buff
-    return VGroup(*grids)
-
-
-def grouped_bars(series, colors, n_cols: int, height: float = 1.8) -> VGroup:
-    """Bars for each column: one per series, side by side, the tallest `height` (place_bars
-    puts them over a grid's columns)."""
-    top = max(float(np.max(s)) for s in series) or 1.0
-    group = VGroup()
-    for j in range(n_cols):
-        for n, (values, color) in enumerate(zip(series, colors)):
-            bar = Rectangle(width=0.3, height=max(float(values[j]), 0.0) / top * height + 1e-3,
-                            fill_color=color, fill_opacity=0.9, stroke_width=0)
-            bar.col, bar.offset, bar.share = j, n - (len(series) - 1) / 2, 0.8 / len(series)
-            group.add(bar)
-    return group
-
-
-def place_bars(bars: VGroup, grid: MatrixGrid, s: float = 1.0) -> VGroup:
-    """Stand the bars on the grid's column labels, each group over its column."""
-    width = grid.boxes[0][0].width
-    floor = max([grid.box_group.get_top()[1]] + [lab.get_top()[1] for lab in grid.col_labels]) + 0.15 * s
-    for bar in bars:
-        bar.stretch_to_fit_width(width * bar.share)
-        bar.move_to([grid.boxes[0][bar.col].get_x() + bar.offset * bar.width, floor, 0], aligned_edge=DOWN)
-    return bars
 
 
 def variance_table(book: NumberBook, v, own: int) -> VGroup:
@@ -240,28 +151,3 @@ def lit_from(first: Derivation, grid: MatrixGrid) -> Derivation:
     for t in first.terms():
         t.at = grid.row_labels[0] if t.label.startswith("q") else grid.col_labels[0]
     return first
-
-
-def with_band(caption, labels, board, head, band, full: float, least: float) -> tuple[list, list]:
-    """(options, needs) for plan: per set of column labels (whole first), the grid under the formula
-    and the band, under the band alone, under the formula alone, alone; each page knows its parts."""
-    options, needs = [], []
-    for n, cols in enumerate(labels):
-        for parts in ([head, band], [band], [head], []):
-            page = Page(caption, lambda s, c=cols, p=parts: board(c, p, s))
-            page.parts = parts
-            options.append([page])
-            needs.append(full if n + 1 < len(labels) else least)
-    return options, needs
-
-
-def scaling_options(one_says, table_says, grid_says, left, right, labels, made) -> tuple[list, list, Band]:
-    """(options, needs, band) for step 3's plan: the table beside the scaled grid on one board, else
-    the table, then the grid; whole column labels first; each with the band for `made`, then without."""
-    band = Band([made])
-    one = [[Page(one_says, lambda s, c=c, p=p: VGroup(left, right(c, s, p)).arrange(RIGHT, buff=0.7 * s))]
-           for c in labels for p in ([band], [])]
-    two = [[Page(table_says, lambda s: VGroup(left), most=1.3),
-            Page(grid_says, lambda s, c=c, p=p: VGroup(right(c, s, p)))]
-           for c in labels for p in ([band], [])]
-    return one + two, [FULL_SCALE] * (len(one) + len(two) - 1) + [MIN_SCALE], band

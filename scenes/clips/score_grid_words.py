@@ -40,7 +40,8 @@ def row_caption(book: NumberBook, r, name: Shown, peaks) -> Said:
         "flat": phrase("这一行的分数全相同：缩放前后权重都均匀（查询 {}）。", name),
         "peaks_equal": phrase("同一行 softmax：不缩放时分数差距更大，但最大权重在显示精度下相同（查询 {}）。", name),
         "sharper": phrase("同一行 softmax：不缩放时分数差距更大，权重更集中（查询 {}）。", name)}[case]
-    slots = {"one_key": dict(query=name, peak=peaks[0]), "dk_one": dict(d_k=d_k, query=name), "flat": dict(query=name),
+    slots = {"one_key": dict(query=name, peak=peaks[0]), "dk_one": dict(d_k=d_k, query=name),
+             "flat": dict(query=name),
              "peaks_equal": dict(query=name, peak=peaks[0]),
              "sharper": dict(query=name, raw=peaks[0], scaled=peaks[1])}[case]
     return said(caption, phrase(NARRATION["row." + case], **slots))
@@ -84,7 +85,8 @@ def projection_says(book: NumberBook, r, page: str) -> tuple:
         return phrase(NARRATION["w.K"], book.index("wk.shape[1]", r.wk.shape[1]))
     same = r.wv.shape[1] == r.wq.shape[1]
     return (phrase(NARRATION["w.V.same"], book.index("wv.shape[1]", r.wv.shape[1])) if same else
-            phrase(NARRATION["w.V.diff"], d_v=book.index("wv.shape[1]", r.wv.shape[1]), d_k=book.index("d_k", r.d_k)))
+            phrase(NARRATION["w.V.diff"], d_v=book.index("wv.shape[1]", r.wv.shape[1]),
+                   d_k=book.index("d_k", r.d_k)))
 
 
 def direct_says(book: NumberBook, r, names: Sequence[str], first: bool) -> tuple:
@@ -103,7 +105,8 @@ def scores_says(book: NumberBook, r, query: Shown, key: Shown) -> tuple:
     """Step 2: the loop QK^T replaces, what one cell is, the first one made, the grid's axes and its range."""
     low, high = (book.fmt(f"scores_legend.{end}", v, grid_decimals(r.scores))
                  for end, v in zip(("low", "high"), r.scores_range))
-    dot = phrase(NARRATION["scores.dot.one"] if r.d_k == 1 else NARRATION["scores.dot"], book.index("d_k", r.d_k))
+    dot = phrase(NARRATION["scores.dot.one"] if r.d_k == 1 else NARRATION["scores.dot"],
+                 book.index("d_k", r.d_k))
     rows, cols = sizes(book, "scores", r.scores)
     grid = (phrase(NARRATION["scores.grid.flat"], rows=rows, cols=cols, score=low)
             if r.scores_range[0] == r.scores_range[1] else

@@ -20,7 +20,7 @@ from scenes.kit.expressions import Derivation, Term
 from scenes.kit.grids import MatrixGrid
 from scenes.kit.layout import content_center, content_height, content_width, fit
 from scenes.kit.numbers import NumberBook, Shown
-from scenes.kit.page import Area, Page, needed, plan
+from scenes.kit.page import Area, drawn, may_add
 
 GAP = 0.22            # between columns of numbers
 HEAD_GAP = 0.4        # between the heads of a table's columns
@@ -81,8 +81,6 @@ class Table(VGroup):
             self.add(sum_label.next_to(self.sums[0], LEFT, buff=0.15).align_to(
                 self.grids[0].row_labels, RIGHT))
 
-    def rows_box(self, i: int) -> VGroup:
-        return VGroup(*[g.boxes[i][0] for g in self.grids])
 
 
 def divide_table(book: NumberBook, r: Any, names: Sequence, colors: Sequence[str], head: Any) -> Table:
@@ -160,15 +158,14 @@ def softmax_board(book: NumberBook, gram: MatrixGrid, tags: Sequence[Mobject], s
     sums_w = sum(style.CELL_PAD + col.box_group.width for col in sums)
     room = content_width() / COMPACT_SCALE - gram.width - sums_w - 1.0     # for the two softmaxes' cells
     colours = [colour_grid(w, float(np.clip(room / (2 * len(w)), HEAT_MIN, HEAT_W))) for w in weights]
-    options = [[Page((), lambda s: row(sizes))], [Page((), lambda s: stacked(sizes))],
-               [Page((), lambda s: row(colours))]]
+
+    def grids() -> list[MatrixGrid]:
+        return [MatrixGrid(book, name, w, 4, heat="weights")
+                for name, w in zip(("softmax_rows", "softmax_cols"), weights)]
     area = Area(content_width(), height=content_height() - 2 * STACK_ROOM)
-    chosen = plan(book, options, area, [FULL_SCALE, FULL_SCALE, 0.0])[0]
-    if chosen is options[2][0]:
-        return area.place(row(colours))
-    grids = [MatrixGrid(book, name, w, 4, heat="weights")
-             for name, w in zip(("softmax_rows", "softmax_cols"), weights)]
-    return area.place((row if chosen is options[0][0] else stacked)(grids))
+    return drawn(book, area, [(lambda: row(sizes), lambda: row(grids())), (lambda: stacked(sizes),
+                              lambda: stacked(grids())), (lambda: row(colours), lambda: row(colours))],
+                 [FULL_SCALE, FULL_SCALE, 0.0])
 
 
 # ---------------------------------------------------------------- numbers made in front of the viewer
@@ -176,12 +173,8 @@ def reserve(book: NumberBook, group: VGroup, band: Band, width: float | None = N
             buff: float = 0.4) -> Band | None:
     """Put `band` under the group's pieces when, fitted into width x the content height with it,
     every number still keeps the contract; else None and the group as it was."""
-    width = content_width() if width is None else width
-    group.add(band).arrange(DOWN, buff=buff)
-    if min(width / group.width, content_height() / group.height, 1.0) >= needed(book, group, style.LEGIBLE_H):
-        return band
-    group.remove(band).arrange(DOWN, buff=buff)
-    return None
+    area = Area(content_width() if width is None else width, height=content_height())
+    return band if may_add(book, group, band, area, buff) else None
 
 
 def laid_out(scene: Any, group: VGroup, made: Sequence[Derivation]) -> Band | None:

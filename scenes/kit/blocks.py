@@ -1,6 +1,7 @@
 """Blocks for the page engine and the ways they relate: grids in a row with their first rows
-on one line, stacks, a pair beside or above, two blocks linked by an arrow, row names that
-come and go, and empty boxes the size of a grid (to choose a layout before drawing it).
+on one line, stacks, a pair beside or above, labels over a grid's columns, a heat legend, bars
+over columns, two blocks linked by an arrow, row names that come and go, headed grids in rows,
+and empty boxes the size of a grid (to choose a layout before drawing it).
 
 The relations return (group, ways): the page engine (scenes/kit/page.py) tries the ways.
 """
@@ -9,13 +10,14 @@ from __future__ import annotations
 from typing import Sequence
 
 import numpy as np
-from manim import DOWN, LEFT, PI, RIGHT, UP, Mobject, Rectangle, VGroup
+from manim import DOWN, LEFT, PI, RIGHT, UL, UP, UR, Mobject, Rectangle, VGroup
 
 from scenes.kit import style
+from scenes.kit.arrays import batch_columns, headed, in_grid
 from scenes.kit.glyphs import NumberText
-from scenes.kit.grids import MatrixGrid
+from scenes.kit.grids import MatrixGrid, heat_color
 from scenes.kit.numbers import NumberBook
-from scenes.kit.page import Way
+from scenes.kit.page import Area, Way, choose
 
 
 def row_of(grids: list[MatrixGrid], buff: float = 0.3) -> VGroup:
@@ -69,6 +71,56 @@ def linked(first: Mobject, link: Mobject, second: Mobject, names: "RowNames | No
         VGroup(first, second).arrange(DOWN, buff=gap * 0.75)
         link.move_to((first.get_bottom() + second.get_top()) / 2).match_x(first.box_group)
     return group, [beside, above]
+
+
+def over_columns(grid: MatrixGrid, labels: Sequence[Mobject], s: float = 1.0) -> MatrixGrid:
+    """Put `labels` over the grid's columns (replacing any), all a quarter turn up when one is
+    wider than its cell, so that neighbours never touch. Safe to call again (a page's scale s)."""
+    grid.col_labels.remove(*list(grid.col_labels.submobjects))
+    width = grid.boxes[0][0].width
+    turn = any((lab.height if getattr(lab, "turned", False) else lab.width) > width * 0.92
+               for lab in labels)
+    for j, lab in enumerate(labels):
+        if turn != getattr(lab, "turned", False):
+            lab.rotate(PI / 2 if turn else -PI / 2)
+            setattr(lab, "turned", turn)
+        grid.col_labels.add(lab.next_to(grid.boxes[0][j], UP, buff=(0.12 if turn else 0.15) * s))
+    return grid
+
+
+def heat_legend(book: NumberBook, name: str, low: float, high: float, decimals: int,
+           height: float = 2.6, steps: int = 12) -> VGroup:
+    """A vertical heat bar from low (bottom) to high (top), its two ends numbered."""
+    cells = VGroup(*[Rectangle(width=0.3, height=height / steps, stroke_width=0,
+                               fill_color=heat_color(low + (high - low) * n / (steps - 1), low, high),
+                               fill_opacity=0.9) for n in range(steps)]).arrange(UP, buff=0)
+    top = book.num(f"{name}.high", high, decimals).next_to(cells, UP, buff=0.12)
+    bottom = book.num(f"{name}.low", low, decimals).next_to(cells, DOWN, buff=0.12)
+    return VGroup(cells, top, bottom)
+
+
+def grouped_bars(series, colors, n_cols: int, height: float = 1.8) -> VGroup:
+    """Bars for each column: one per series, side by side, the tallest `height` (place_bars
+    puts them over a grid's columns)."""
+    top = max(float(np.max(s)) for s in series) or 1.0
+    group = VGroup()
+    for j in range(n_cols):
+        for n, (values, color) in enumerate(zip(series, colors)):
+            bar = Rectangle(width=0.3, height=max(float(values[j]), 0.0) / top * height + 1e-3,
+                            fill_color=color, fill_opacity=0.9, stroke_width=0)
+            bar.col, bar.offset, bar.share = j, n - (len(series) - 1) / 2, 0.8 / len(series)
+            group.add(bar)
+    return group
+
+
+def place_bars(bars: VGroup, grid: MatrixGrid, s: float = 1.0) -> VGroup:
+    """Stand the bars on the grid's column labels, each group over its column."""
+    width = grid.boxes[0][0].width
+    floor = max([grid.box_group.get_top()[1]] + [lab.get_top()[1] for lab in grid.col_labels]) + 0.15 * s
+    for bar in bars:
+        bar.stretch_to_fit_width(width * bar.share)
+        bar.move_to([grid.boxes[0][bar.col].get_x() + bar.offset * bar.width, floor, 0], aligned_edge=DOWN)
+    return bars
 
 
 def arrow(book: NumberBook) -> Mobject:
@@ -162,7 +214,34 @@ def share(left: Mobject, right: Mobject, area: "Area", split: float = 0.5, most:
           gap: float = 0.6, edge=UP) -> VGroup:
     """Two blocks beside each other in the area: the first scaled into `split` of its width, the
     second into the rest (neither grown past its `most`), their `edge`s aligned, centred there."""
-    from scenes.kit.page import Area          # (this module imports page's names at the top too)
     for mob, part, top in ((left, split, most[0]), (right, 1 - split, most[1])):
         mob.scale(Area(area.width * part - gap / 2, height=area.tall(), most=top).room(mob))
     return VGroup(left, right).arrange(RIGHT, buff=gap, aligned_edge=edge).move_to(area.center())
+
+
+def tiles(blocks: Sequence[tuple[Mobject, MatrixGrid]], area: Area, need: float, batch: int = 0,
+          pad: float = 0.18, gaps: tuple[float, float] = (0.35, 0.14), extra: float = 0.0) -> float:
+    """Headed grids (header, grid) in rows, placed in the area: for each number of columns that keeps
+    a batch (`batch` blocks) in whole rows, or whole batches in a row, the header side (left of the
+    first row, or above) that lets the cells be larger; the fewest columns whose cells keep `need`,
+    else the roomiest. Measured by the headers and corner cells (the entries follow once chosen);
+    `extra` room after each batch of rows. Returns the scale."""
+    outlines = [VGroup(header, grid.box_group) for header, grid in blocks]
+    homes = [grid.boxes[0][0].get_center() for _, grid in blocks]
+    whole = VGroup(*[VGroup(header, grid.boxes[0][0], grid.boxes[-1][-1]) for header, grid in blocks])
+
+    def laid(side: np.ndarray, columns: int) -> None:
+        for header, grid in blocks:
+            headed(header, grid.box_group, side, pad, grid.boxes[0][0])
+        every = batch // columns if batch and batch % columns == 0 else 0
+        in_grid(outlines, columns, gaps, UR if side[0] < 0 else UL, every, extra)
+
+    def roomier(columns: int) -> Way:
+        sides = [lambda: laid(LEFT, columns), lambda: laid(UP, columns)]
+        return lambda: choose(whole, sides, area, prefer=1.0)
+    ways = [roomier(c) for c in batch_columns(len(blocks), batch or len(blocks))]
+    scale = choose(whole, ways, area, need, prefer=np.inf)     # the fewest columns (a list reads best)
+    for (_, grid), home in zip(blocks, homes):
+        grid.entry_group.shift(grid.boxes[0][0].get_center() - home)
+    area.place(VGroup(*[VGroup(header, grid) for header, grid in blocks]))
+    return scale

@@ -1,6 +1,7 @@
 """Words and numbers in aligned columns: a table (each column as wide as its widest cell, its
-cells left- or right-aligned or centred, with rules between rows and bands around them), and a
-code listing whose rows and notes share baselines, with a band to walk it line by line.
+cells left- or right-aligned or centred, with rules between rows and bands around them), grids
+stacked column over column, and a code listing whose rows and notes share baselines, with a
+band to walk it line by line.
 
 Cells are mobjects the NumberBook made; nothing here draws a number.
 """
@@ -9,9 +10,11 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Sequence
 
-from manim import ORIGIN, RIGHT, Line, Mobject, Rectangle, Text, VectorizedPoint, VGroup
+import numpy as np
+from manim import LEFT, ORIGIN, RIGHT, UP, Line, Mobject, Rectangle, Text, VectorizedPoint, VGroup
 
 from scenes.kit import style
+from scenes.kit.grids import MatrixGrid
 from scenes.kit.numbers import NumberBook, Shown
 
 
@@ -82,6 +85,41 @@ class Table(VGroup):
         left, right = self._edges(0, self.n_cols - 1)
         box = Rectangle(width=right - left, height=top - bottom, stroke_color=color, stroke_width=3)
         return box.move_to([(left + right) / 2, (top + bottom) / 2, 0])
+
+
+# ---------------------------------------------------------------- grids column over column
+def widen(grid: MatrixGrid, width: float, origin: np.ndarray) -> MatrixGrid:
+    """Give every cell of the grid `width`, cell (i, j) centred at origin + (j, -i) cells, each
+    entry in its cell."""
+    for i, row in enumerate(grid.boxes):
+        for j, box in enumerate(row):
+            box.stretch_to_fit_width(width).move_to(origin + np.array([j * width, -i * box.height, 0.0]))
+            grid.entries[i][j].move_to(box)
+    return grid
+
+
+def same_columns(*groups: VGroup) -> None:
+    """Grids with a tag (group.grid, group.tag beside it on group.side) stacked column over column:
+    one cell width (the widest), each grid's first cell where it was, the tags re-placed."""
+    width = max(g.grid.boxes[0][0].width for g in groups)
+    for g in groups:
+        widen(g.grid, width, g.grid.boxes[0][0].get_center())
+        g.tag.next_to(g.grid.box_group, g.side, buff=0.15)
+
+
+def align_columns(grids: Sequence[MatrixGrid], buff: float = 0.0) -> VGroup:
+    """Give every grid the widest cell, then stack them (`buff` apart) so that column j lines up;
+    their row and column labels re-placed."""
+    width = max(g.boxes[0][0].width for g in grids)
+    y = 0.0
+    for g in grids:
+        widen(g, width, np.array([0.0, y, 0.0]))
+        for n, lab in enumerate(g.row_labels):
+            lab.next_to(g.boxes[n][0], LEFT, buff=0.15)
+        for n, lab in enumerate(g.col_labels):
+            lab.next_to(g.boxes[0][n], UP, buff=0.12)
+        y -= g.n_rows * g.boxes[0][0].height + buff
+    return VGroup(*grids)
 
 
 # ---------------------------------------------------------------- a code listing

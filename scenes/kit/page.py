@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 import numpy as np
-from manim import Mobject, VGroup
+from manim import DOWN, Mobject, VGroup, VMobject
 
 from scenes.kit import style
 from scenes.kit.anim import Appear, Vanish
@@ -173,6 +173,29 @@ def plan(book: NumberBook, options: Sequence[Sequence[Page]], area: Area,
                            else need) for p in pages):
             break
     return list(pages)
+
+
+def drawn(book: NumberBook, area: Area, ways: Sequence[tuple[Callable[[], VGroup], Callable[[], Mobject]]],
+          needs: Sequence[float]) -> Mobject:
+    """Measure before drawing: each way is (stand-in, draw): the stand-in lays out boxes the size of
+    what draw() makes (blocks.proxy; drawing a grid records its numbers). The first way whose
+    stand-in fits at its need (plan) is drawn, placed in the area."""
+    def stand_in(measure: Callable[[], VGroup]) -> Callable[[float], VGroup]:
+        return lambda s: measure()
+    options = [[Page((), stand_in(measure))] for measure, _ in ways]
+    chosen = plan(book, options, area, needs)[0]
+    return area.place(ways[[o[0] for o in options].index(chosen)][1]())
+
+
+def may_add(book: NumberBook, group: VGroup, part: VMobject, area: Area, buff: float = 0.4,
+            height: float = style.LEGIBLE_H) -> bool:
+    """A part the page may leave out: stacked under the group's pieces where, placed in the area
+    with it, every number of the group is still `height` tall; else the group as it was. Whether added."""
+    group.add(part).arrange(DOWN, buff=buff)
+    if fits(book, group, area, height):
+        return True
+    group.remove(part).arrange(DOWN, buff=buff)
+    return False
 
 
 def turn(scene: Any, pages: Sequence[Page], area: Area, show: Callable | None = None,

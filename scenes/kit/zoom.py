@@ -15,10 +15,11 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, Line, Rectangle, SurroundingRectangle, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, Line, SurroundingRectangle, VGroup
 
 from scenes.kit import style
-from scenes.kit.grids import MatrixGrid, cell_look
+from scenes.kit.arrays import colour_grid
+from scenes.kit.grids import MatrixGrid
 from scenes.kit.numbers import NumberBook
 from scenes.kit.page import Area, Page, needed
 
@@ -33,23 +34,14 @@ class Shell(VGroup):
 
 def shell(values: Any, heat: str | None,
           cell: tuple[float, float] = (style.MIN_CELL_W, style.MIN_CELL_H)) -> Shell:
-    """The grid's cells in the colours MatrixGrid gives them (heat over the finite min..max, or
-    the weights' 0..1), without numbers: `rows[i]` holds row i's rectangles."""
+    """The grid in its colours only (arrays.colour_grid: the heat over the finite min..max, or the
+    weights' 0..1), no numbers: `rows[i]` holds row i's cells."""
     values = np.atleast_2d(np.asarray(values, float))
     finite = values[np.isfinite(values)]
     low, high = (0.0, 1.0) if heat == "weights" or not finite.size else (finite.min(), finite.max())
-    group = Shell()
-    group.rows = []
-    for i, row in enumerate(values):
-        cells = []
-        for j, value in enumerate(row):
-            look = cell_look(value, heat=heat, low=low, high=high, marks=True)
-            box = Rectangle(width=cell[0], height=cell[1], stroke_color=look.stroke, stroke_width=1)
-            if look.fill is not None:
-                box.set_fill(look.fill, opacity=look.opacity)
-            cells.append(box.move_to(np.array([j * cell[0], -i * cell[1], 0.0])))
-        group.rows.append(VGroup(*cells))
-        group.add(*cells)
+    group = Shell(*colour_grid(values, cell[0], cell[1], low, high))
+    n = values.shape[1]
+    group.rows = [VGroup(*group.submobjects[i * n:(i + 1) * n]) for i in range(len(values))]
     return group
 
 

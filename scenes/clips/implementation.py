@@ -3,7 +3,7 @@ shape it makes; the two meanings of d_out; the check against PyTorch's SDPA."""
 from types import SimpleNamespace
 
 from scenes.clips import implementation_parts as parts
-from scenes.kit.flow import flow
+from scenes.kit import flow
 from scenes.compute import implementation as compute
 from scenes.kit.anim import Appear
 from scenes.kit.base import ClipScene
@@ -69,20 +69,8 @@ class Implementation(ClipScene):
         return parts.const(self.book, label, value)
 
     def walk(self, rows: range) -> None:
-        """Highlight each row in turn and show the shape it produces."""
-        for i in rows:
-            band = self.listing.highlight(i).set_z_index(-1)
-            note = self.listing.note(i)
-            if self.band is None:
-                self.play(Appear(band), run_time=0.4)
-            else:
-                self.play(self.band.animate.become(band), run_time=0.4)
-                band = self.band
-            self.band = band
-            if note is not None:     # its sizes made from those above (and the code's numbers)
-                above = [self.listing.notes[j] for j in range(i - 1, -1, -1) if j in self.listing.notes]
-                flow(self, note, [self.listing.codes[i], *above])
-            self.wait(0.3)
+        """Highlight each row in turn and show the shape it produces (its sizes made from those above)."""
+        self.band = flow.walk(self, self.listing, rows, self.band)
 
     # -- steps
     def projection(self) -> None:

@@ -6,7 +6,7 @@ them. A size made from another size of the same line (the right of "a → b") fl
 
 Each size made this way says so in its record (`derivation`: op and sources from the clip's compute
 module, motion "flow"); derive.watch() gets the layout once the copies have landed (`flow`: the labels).
-Pacing: derive.seconds, a flight per phase.
+Pacing: derive.seconds, a flight per phase. `walk` goes down a code listing row by row this way.
 """
 from __future__ import annotations
 
@@ -99,3 +99,22 @@ def flow(scene: Any, line: Mobject, around: Sequence[Mobject], show: float = 0.5
                                **snapshot(scene, book, book.step)})
     scene.play(Appear(line), *[Vanish(m) for m in landed.values()], *(() if landed else also), run_time=show)
     return bool(landed)
+
+
+def walk(scene: Any, listing: Any, rows: Sequence[int], band: Mobject | None = None) -> Mobject | None:
+    """Highlight each row of a code listing (columns.Listing) in turn (the band moves on from
+    `band`, the one already shown, if any) and bring in the shape it makes, its sizes flowing from
+    the row's code and the shapes above it. Returns the band shown."""
+    for i in rows:
+        lit = listing.highlight(i).set_z_index(-1)
+        if band is None:
+            scene.play(Appear(lit), run_time=0.4)
+            band = lit
+        else:
+            scene.play(band.animate.become(lit), run_time=0.4)
+        note = listing.note(i)
+        if note is not None:
+            above = [listing.notes[j] for j in range(i - 1, -1, -1) if j in listing.notes]
+            flow(scene, note, [listing.codes[i], *above])
+        scene.wait(0.3)
+    return band

@@ -1,85 +1,17 @@
-"""4.7: one element followed through reshape, transpose and the merge, with torch as the oracle.
-
-`oracle(inputs)` computes every label the clip can draw from torch's own reshape/transpose
-on an arange tensor (never from scenes.compute); `legal_inputs(rng)` draws inputs at the
-limits of the rules. tests/test_contract.py runs both over the default, the presets and
-generated inputs; here: the book's coordinates, the largest shapes, the captions the data
-chooses, the error card and the input rules.
+"""4.7: one element followed through reshape, transpose and the merge, with torch as the oracle
+(tests/multihead_oracle.py): the book's coordinates, the largest shapes, the captions the data
+chooses, the error card. The input rules: tests/test_multihead_rules.py; where each drawn id comes
+from: tests/test_multihead_derivation.py.
 """
-import random
 from functools import lru_cache
-from itertools import product
 
 import numpy as np
 import pytest
-import torch
 
-from conftest import assert_refused, assert_video_with_captions, build, cli, inputs_for, manifest
-from derivations import derivation_problems
+from conftest import assert_video_with_captions, build, cli, inputs_for, manifest
 from contract import layout_problems, oracle_problems
+from multihead_oracle import STEPS, legal_inputs, marks, oracle  # noqa: F401  (the contract reads them)
 from pixels import number_problems
-from scenes.compute import heads as compute
-from scenes.compute.provenance import Source
-from scenes.pipeline.inputs import InputError
-from test_contract import generated
-
-STEPS = ("start", "split", "transposed", "back", "merged", "wrong")
-SWAP = (1, 2)        # the axes T and H of [B, T, H, d], as the test's own transpose calls name them
-LEGAL = [(b, t, d, h) for b, t, d, h in product((1, 2), range(1, 5), range(1, 13), range(1, 5))
-         if d % h == 0]
-
-
-def tensors(b, t, d, h):
-    """Each step's id tensor, made by torch's own reshape/transpose calls."""
-    start = torch.arange(b * t * d).reshape(b, t, d)
-    split = start.reshape(b, t, h, d // h)
-    transposed = split.transpose(*SWAP)
-    back = transposed.transpose(*SWAP)
-    return {"start": start, "split": split, "transposed": transposed, "back": back,
-            "merged": back.reshape(b, t, d), "wrong": transposed.reshape(b, t, d)}
-
-
-def where(tensor, e):
-    """The coordinate of id e in `tensor`."""
-    return tuple(int(i) for i in (tensor == e).nonzero()[0])
-
-
-def oracle(inputs):
-    """Every label the clip can draw: ids at every index of every layout, their group headers,
-    shapes, the tracked element's coordinates, d, counts, the error example's numbers."""
-    (b, t, d), h, e = inputs["shape"], inputs["heads"], inputs["track"]
-    steps = tensors(b, t, d, h)
-    out = {"section": "4.7", "track": e, "heads": h, "head_dim": d // h, "count": b * t * d}
-    for name, x in steps.items():
-        out.update({f"{name}.shape[{k}]": n for k, n in enumerate(x.shape)})
-        for idx in np.ndindex(tuple(x.shape)):
-            out[name + "".join(f"[{i}]" for i in idx)] = int(x[idx])
-        for i0, i1 in np.ndindex(tuple(x.shape[:2])):
-            out[f"{name}.group[{i0}][{i1}][0]"], out[f"{name}.group[{i0}][{i1}][1]"] = i0, i1
-        out.update({f"track.{name}[{k}]": v for k, v in enumerate(where(x, e))})
-    q = steps["transposed"].float()                       # per-head scores: Q Kᵀ over [B, H, T, d]
-    out.update({f"score_shape[{k}]": n for k, n in enumerate((q @ q.transpose(-2, -1)).shape)})
-    out.update({f"transpose.dims[{k}]": v for k, v in enumerate(SWAP)})
-    out["misplaced"] = int((steps["wrong"] != steps["merged"]).sum())
-    ed, eh = inputs["error_d"], inputs["error_heads"]
-    out.update({f"error.shape[{k}]": v for k, v in enumerate((b, t, ed))})
-    out.update({"error.heads": eh, "error.split[0]": ed // eh, "error.split[1]": ed - eh * (ed // eh)})
-    return out
-
-
-def legal_inputs(rng):
-    """Raw options at the limits: the largest shapes most often, every H that divides D,
-    the first, last or any element (written eN, EN or N), the flag, any error example."""
-    b = rng.choice((1, 2, 2))
-    t = rng.choice((1, 4, 4, rng.randint(1, 4)))
-    d = rng.choice((12, 12, rng.randint(1, 12)))
-    h = rng.choice([k for k in range(1, 5) if d % k == 0])
-    n = b * t * d
-    e = rng.choice((0, n - 1, rng.randrange(n)))
-    eh = rng.randint(2, 4)
-    ed = rng.choice([x for x in range(1, 13) if x % eh])
-    return {"shape": f"{b},{t},{d}", "heads": h, "track": rng.choice((f"e{e}", f"E{e}", str(e))),
-            "wrong_merge": rng.random() < 0.5, "error_d": ed, "error_heads": eh}
 
 
 @lru_cache(maxsize=None)
@@ -233,165 +165,10 @@ def test_error_card_shows_the_validators_own_message():
     assert code == 2 and out.strip() in [it["text"] for it in other.scene.layout[5]["items"]]
 
 
-@pytest.mark.parametrize("given, field", [
-    ({"error_d": 4}, "error_d"),              # 4 splits evenly into 2 heads: no error to show
-    ({"error_d": 13}, "error_d"),
-    ({"error_heads": 1}, "error_heads"),
-    ({"error_heads": 5}, "error_heads"),
-])
-def test_error_example_must_be_an_error(given, field):
-    with pytest.raises(InputError) as err:
-        inputs_for("multihead", **given)
-    assert err.value.field == field
-
-
-# -- the rules and the maths, without Manim
-def test_legal_space_is_what_the_rules_allow():
-    assert len(LEGAL) == 200
-    for b, t, d, h in LEGAL:
-        assert inputs_for("multihead", shape=f"{b},{t},{d}", heads=h, track=0)["shape"] == (b, t, d)
-
-
-def test_legal_inputs_are_legal_and_reach_the_limits():
-    drawn = [inputs_for("multihead", **legal_inputs(random.Random(k))) for k in range(200)]
-    assert {x["shape"] for x in drawn} >= {(2, 4, 12), (1, 1, 12)}
-    assert {x["heads"] for x in drawn if x["shape"] == (2, 4, 12)} == {1, 2, 3, 4}
-    assert {x["wrong_merge"] for x in drawn} == {True, False}
-    assert any(x["track"] == 95 for x in drawn) and any(x["track"] == 0 for x in drawn)
-
-
-def test_every_element_of_every_legal_shape_matches_torch():
-    """The compute module (used by the clip) against torch, for all 5220 (shape, H, element)."""
-    for b, t, d, h in LEGAL:
-        steps = tensors(b, t, d, h)
-        layouts = compute.head_layouts((b, t, d), h)
-        for name in STEPS:
-            assert np.array_equal(layouts[name], steps[name].numpy()), (b, t, d, h, name)
-        wrong = steps["wrong"][steps["wrong"] != steps["merged"]]
-        assert compute.misplaced_by_wrong_merge((b, t, d), h).tolist() == sorted(wrong.tolist())
-        for e in range(b * t * d):
-            track = compute.track_element((b, t, d), h, e)
-            assert [getattr(track, s) for s in STEPS] == [where(steps[s], e) for s in STEPS], (b, t, d, h, e)
-
-
-@pytest.mark.parametrize("args, option", [
-    (["--shape", "1,3,5"], "--heads"),                     # D = 5 not divisible by H = 2
-    (["--shape", "2,4,10", "--heads", "4"], "--heads"),
-    (["--heads", "3"], "--heads"),                         # D = 4, H = 3
-    (["--heads", "5", "--shape", "1,3,10"], "--heads"),    # H > 4
-    (["--heads", "0"], "--heads"),
-    (["--heads", "two"], "--heads"),
-    (["--shape", "3,3,4"], "--shape"),                     # B > 2
-    (["--shape", "1,5,4"], "--shape"),                     # T > 4
-    (["--shape", "1,3,14"], "--shape"),                    # D > 12
-    (["--shape", "0,3,4"], "--shape"),
-    (["--shape", "1,3"], "--shape"),                       # malformed
-    (["--shape", "1,3,4,2"], "--shape"),
-    (["--shape", "a,b,c"], "--shape"),
-    (["--shape", "1.5,3,4"], "--shape"),
-    (["--shape", ""], "--shape"),
-    (["--track", "e12"], "--track"),                       # 12 elements: e0 .. e11
-    (["--track", "12"], "--track"),
-    (["--track", "-1"], "--track"),
-    (["--track", "x3"], "--track"),
-    (["--track", "e"], "--track"),
-    (["--shape", "2,4,12", "--heads", "4", "--track", "e96"], "--track"),
-    (["--error-d", "6"], "--error-d"),                     # 6 splits into 2 heads
-    (["--error-d", "0"], "--error-d"),
-    (["--error-heads", "1"], "--error-heads"),
-    (["--error-heads", "5"], "--error-heads"),
-    (["--preset", "nope"], "--preset"),
-])
-def test_bad_input_one_line_exit_2_nothing_written(tmp_path, args, option):
-    assert_refused(tmp_path, "multihead", args, option)
-
-
-def test_tiny_real_render_reads_back(tiny_render):
-    out = tiny_render("multihead")
-    said = assert_video_with_captions(out, "multihead", 6)
+def test_tiny_real_render_reads_back(tiny_chapter):
+    """The chapter's tiny render of the book's inputs (the tiny chapter, shared: not rendered again here)."""
+    said = assert_video_with_captions(tiny_chapter, "multihead", 6)
     assert said[1][2].startswith("reshape") and "[0, 1, 2]" in said[4][2]
-
-
-def marks(inputs):
-    """The tracked element's frame sits on the id of the element followed, at every layout:
-    its coordinates there are where torch's view/transpose put that id."""
-    (b, t, d), h, e = inputs["shape"], inputs["heads"], inputs["track"]
-    labels = set()
-    for name, x in tensors(b, t, d, h).items():
-        labels.update(name + "".join(f"[{i}]" for i in idx) for idx in zip(*np.nonzero(x.numpy() == e)))
-    return {"track": labels}
-
-
-# -- where the tracked id comes from (issue 25): each layout's id from torch's own index maps
-RESHAPE = lambda x, shape: x.reshape(shape)    # noqa: E731
-TAKES = {"split": ("start", RESHAPE), "transposed": ("split", lambda x, _: x.transpose(*SWAP)),
-         "merged": ("back", RESHAPE), "wrong": ("transposed", RESHAPE)}
-
-
-def taken_from(inputs):
-    """label -> {the label its id is taken from}: each op run by torch on a tensor of flat indices of
-    the layout before it. The passing back layout (torch: equal to the split, id for id) is drawn
-    under the split's labels, so the merge takes from a split label."""
-    (b, t, d), h = inputs["shape"], inputs["heads"]
-    steps = tensors(b, t, d, h)
-    assert torch.equal(steps["back"], steps["split"])
-    out = {}
-    for after, (before, op) in TAKES.items():
-        shape = tuple(steps[before].shape)
-        taken = op(torch.arange(steps[before].numel()).reshape(shape), tuple(steps[after].shape))
-        name = "split" if before == "back" else before
-        for idx in np.ndindex(*taken.shape):
-            src = np.unravel_index(int(taken[idx]), shape)
-            out[after + "".join(f"[{i}]" for i in idx)] = {name + "".join(f"[{int(i)}]" for i in src)}
-    return out
-
-
-def provenance_problems(inputs, lang="zh"):
-    """Every drawn id's `from` is where torch takes it from; the tracked id's record at each of the
-    four layouts says it moved there from that label (derivation_problems, the test's own rule)."""
-    m = build("multihead", inputs, lang=lang).manifest()
-    deps = taken_from(inputs)
-    out = [f"{r['label']}: from {r.get('from')}, torch {sorted(deps[r['label']])}" for r in m["numbers"]
-           if r["label"] in deps and set(r.get("from") or ()) != deps[r["label"]]]
-    out += derivation_problems(m, lambda label: deps.get(label, set()))
-    made = [r for r in m["numbers"] if "derivation" in r]
-    moved = sorted(r["label"].split("[")[0] for r in made)
-    if moved != sorted(TAKES) or any(r["value"] != inputs["track"] for r in made):
-        out.append(f"the tracked id's moves: {moved}")
-    return out
-
-
-@pytest.mark.parametrize("case", ["default", "wrong-merge-e6", "heads-2-4-12", 0, 1, 2, 3])
-def test_each_drawn_id_comes_from_where_torch_takes_it(case):
-    if isinstance(case, int):
-        inputs, lang = generated("multihead", 200 + case)[1], "en" if case % 2 else "zh"
-    else:
-        inputs, lang = inputs_for("multihead", None if case == "default" else case), "zh"
-    assert provenance_problems(inputs, lang) == []
-
-
-def test_planted_wrong_provenance_is_caught(monkeypatch):
-    """A transposed id said to come from its neighbour's split place; the tracked id's move said to
-    come from the neighbour: both are named."""
-    from scenes.clips import multihead as clip
-    real = compute.drawn_sources
-
-    def off_by_one(layouts):
-        out = dict(real(layouts))
-        out["transposed[0][1][0][0]"] = Source("move", ("split[0][0][0][0]",))
-        return out
-    monkeypatch.setattr(compute, "drawn_sources", off_by_one)
-    problems = provenance_problems(inputs_for("multihead"))
-    assert any(p.startswith("transposed[0][1][0][0]: from") for p in problems), problems
-    monkeypatch.undo()
-    real_moved = clip.moved
-
-    def neighbour(book, old, new, n):
-        real_moved(book, old, new, n)
-        next(r for r in book.records if r["label"] == new.label_of[n])["derivation"]["shows"] = \
-            [old.label_of[(n + 1) % len(old.texts)]]
-    monkeypatch.setattr(clip, "moved", neighbour)
-    assert any("which it is not made from" in p for p in provenance_problems(inputs_for("multihead")))
 
 
 # This clip's contract cases: every preset and generated inputs at the limits (tests/test_contract.py).

@@ -327,9 +327,9 @@ def test_no_causal_allows_q_and_k_of_different_lengths():
 
 
 # ---------------------------------------------------------------- a real render
-def test_tiny_real_render_reads_back(tiny_render):
-    out = tiny_render(CLIP)
-    captions = assert_video_with_captions(out, CLIP, 6)
+def test_tiny_real_render_reads_back(tiny_chapter):
+    """The chapter's tiny render of the book's inputs (the tiny chapter, shared: not rendered again here)."""
+    captions = assert_video_with_captions(tiny_chapter, CLIP, 6)
     assert captions[5][2].startswith("缓存视角")
 
 

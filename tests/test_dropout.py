@@ -319,9 +319,9 @@ def test_p_1_message_explains_the_rule(tmp_path):
 
 
 # ---------------------------------------------------------------- a real render
-def test_tiny_real_render_reads_back(tiny_render):
-    out = tiny_render("dropout")
-    said = assert_video_with_captions(out, "dropout", 5)
+def test_tiny_real_render_reads_back(tiny_chapter):
+    """The chapter's tiny render of the book's inputs (the tiny chapter, shared: not rendered again here)."""
+    said = assert_video_with_captions(tiny_chapter, "dropout", 5)
     assert "1.000000" in said[0][2] and "nn.Dropout" in said[3][2]
 
 

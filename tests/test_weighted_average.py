@@ -207,9 +207,9 @@ def test_bad_input_one_line_exit_2_nothing_written(tmp_path, args, option):
     assert_refused(tmp_path, CLIP, args, option)
 
 
-def test_tiny_real_render_reads_back(tiny_render):
-    out = tiny_render(CLIP)
-    captions = assert_video_with_captions(out, CLIP, 6)
+def test_tiny_real_render_reads_back(tiny_chapter):
+    """The chapter's tiny render of the book's inputs (the tiny chapter, shared: not rendered again here)."""
+    captions = assert_video_with_captions(tiny_chapter, CLIP, 6)
     assert captions[3][2].startswith("softmax")
 
 

@@ -2,7 +2,9 @@
 import contextlib
 import io
 import json
+import os
 import sys
+import time
 from pathlib import Path
 
 import av
@@ -61,6 +63,7 @@ def build(clip, inputs=None, frames=False, pace="normal", lang="zh", frame_size=
     frame (frame_size, 854x480 unless given) as scene.frames. lang: the language of its words
     (scenes/kit/lang.py)."""
     from scenes.kit import lang as language
+    started = time.perf_counter()
     if inputs is None:
         inputs = inputs_for(clip, **given)
     # The worker's own folder: TeX and Pango files made by one build are reused by the next.
@@ -80,7 +83,22 @@ def build(clip, inputs=None, frames=False, pace="normal", lang="zh", frame_size=
         language.use(language.SOURCE)
     built = Built(scene)
     built.frame = shape
+    logged(started, "build", clip, inputs, frames, pace, lang, frame_size)
     return built
+
+
+def logged(started, *key):
+    """TEST_BUILD_LOG=DIR: one line per build or tiny render (its key, seconds and test), a file
+    a worker; tests/suite_time.py lists the keys built more than once."""
+    folder = os.environ.get("TEST_BUILD_LOG")
+    if not folder:
+        return
+    line = json.dumps({"key": json.dumps(key, sort_keys=True, default=str),
+                       "s": round(time.perf_counter() - started, 3),
+                       "test": os.environ.get("PYTEST_CURRENT_TEST", "")})
+    name = f"builds-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}.jsonl"
+    with open(Path(folder) / name, "a") as log:
+        log.write(line + "\n")
 
 
 def assert_shown(built, label, expected, decimals=4):
@@ -166,8 +184,10 @@ def parse_srt(text):
 def tiny_render(tmp_path):
     """Render a clip for real at 256x144, 5 fps; returns the output folder."""
     def go(clip, inputs=None, **kwargs):
-        render_clip(clip, inputs if inputs is not None else inputs_for(clip), quality="tiny",
-                    out=tmp_path, **kwargs)
+        started = time.perf_counter()
+        inputs = inputs if inputs is not None else inputs_for(clip)
+        render_clip(clip, inputs, quality="tiny", out=tmp_path, **kwargs)
+        logged(started, "tiny_render", clip, inputs, sorted(kwargs.items()))
         return tmp_path
     return go
 

@@ -15,7 +15,7 @@ from scenes.kit.base import ClipScene
 from scenes.kit.inputs import InputError, flag, integer, matrix, number, tokens
 from scenes.kit.clip import Clip, Option
 from scenes.kit.blocks import RowNames, arrow, linked, pair, row_of, stack
-from scenes.kit.page import Page, choose, fits, needed, phrase, plan, turn
+from scenes.kit.page import Page, choose, needed, phrase, plan, turn
 
 
 def rules(raw: dict) -> dict:

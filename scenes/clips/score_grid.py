@@ -1,17 +1,17 @@
 """4.2 为什么拆成查询、键和值 and 4.3 缩放因子来自点积的方差:
 Q, K, V projections, the QK^T grid and why the scores are divided by sqrt(d_k)."""
 import numpy as np
-from manim import DOWN, RIGHT, UL, UP, FadeIn, LaggedStart, Transform, VGroup, Write
+from manim import DOWN, RIGHT, UL, UP, FadeIn, LaggedStart, VGroup, Write
 
 from scenes.clips.score_grid_parts import (AREA, FULL_SCALE, MIN_SCALE, SHORT_NAME, WIDTH, axis_names, falk,
                                            first_cell, first_scaled, grid_decimals, labelled_grid, lit_from,
-                                           make_scaled, projection_block, role_grid, shape_rule,
+                                           make_scaled, projection_block, role_grid, shape_rule, show_block,
                                            variance_table)
 from scenes.clips.score_grid_words import (GIVEN_FIRST, GIVEN_MORE, GIVEN_SAYS, SAYS, SQUARE, direct_says,
                                            projection_says, row_caption, scaled_says, scaling_says,
                                            scores_says, w_says)
 from scenes.compute import provenance, scores as compute
-from scenes.kit import derive, lang, style
+from scenes.kit import derive, style
 from scenes.kit.anim import Appear
 from scenes.kit.base import ClipScene
 from scenes.kit.inputs import InputError, integer, matrix, tokens
@@ -19,6 +19,8 @@ from scenes.kit.clip import Clip, Option
 from scenes.kit.blocks import batches, grouped_bars, heat_legend, over_columns, place_bars
 from scenes.kit.columns import align_columns
 from scenes.kit.derive import Band
+from scenes.kit.layout import retitle
+from scenes.kit.made import first_of, make
 from scenes.kit.options import abbreviations, beside_or_apart, needs, optional, variants
 from scenes.kit.page import Area, Page, phrase, plan, said, turn
 
@@ -132,19 +134,8 @@ class ScoreGrid(ClipScene):
         options.append(options[-1][:1] + [p for b, c in zip(blocks, says) for p in (
             Page(said(w_says(book, r, b.name), say(b.w_name)), one(b.w)), Page(c, one(b.out)))])
         area = Area(WIDTH, top=top)
-        turn(self, plan(book, options, area, [MIN_SCALE] * len(options)), area, self.show_part, keep=[rule],
-             first=lambda: self.play(Appear(rule)), clear_time=0.4)
-
-    def show_part(self, mob):
-        """A block shows W, then fills its product entry by entry; anything else appears."""
-        if hasattr(mob, "out"):
-            self.play(Appear(mob.w), run_time=0.5)
-            mob = mob.out
-        if not getattr(mob, "product", False):
-            return self.play(Appear(mob))
-        self.play(Appear(mob.tag), Appear(mob.grid.box_group), run_time=0.5)
-        self.play(LaggedStart(*[Appear(mob.grid.entry(i, j)) for i in range(mob.grid.n_rows)
-                                for j in range(mob.grid.n_cols)], lag_ratio=0.05), run_time=0.8)
+        turn(self, plan(book, options, area, [MIN_SCALE] * len(options)), area, lambda m: show_block(self, m),
+             keep=[rule], first=lambda: self.play(Appear(rule)), clear_time=0.4)
 
     def given_directly(self):
         book, tokens = self.book, self.inputs["tokens"]
@@ -210,14 +201,10 @@ class ScoreGrid(ClipScene):
         if head in pages[0].parts:
             self.play(Write(head))
         placed = VGroup(*[p for p in pages[0].parts if p is not band], grid, tag)
-        room = band if band in pages[0].parts else derive.strip(self, placed, [first])
-        shell, rest = derive.split(book, grid, [(0, 0)] if room is not None else [])
+        made = derive.room(self, placed, [first], band if band in pages[0].parts else None)
+        shell, rest = first_of(book, grid, [first], made)
         self.play(Appear(shell), Appear(tag))
-        if room is not None:     # the first cell made from a row of Q and a row of K, then the rest at once
-            derive.derive(self, lit_from(first, grid), room)
-        else:
-            derive.skip(book, first, "no room")
-        self.play(Appear(rest), run_time=0.6)
+        make(self, [lit_from(first, grid)], made, rest)    # from a row of Q and one of K, then the rest
         self.play(Appear(bar))
 
     def scaling(self):
@@ -253,15 +240,8 @@ class ScoreGrid(ClipScene):
             return beside_or_apart(caption_one, [caption, then], blocks, most=[1.3])[apart]
         options = variants(pages, (False, True), labels, optional(band))
         turn(self, plan(book, options, AREA, needs(options, FULL_SCALE, MIN_SCALE)), AREA,
-             lambda m: self.show_scaling(m, left, made, band), first=self.retitle, clear_time=0.4)
-
-    def retitle(self):
-        """The title turns to 4.3 for the variance argument."""
-        head = self.book.section("section.scaling", self.section_scaling)
-        title = self.book.text("{}  " + lang.tr(self.title_scaling), head, size=style.TITLE_SIZE,
-                               kind="title")
-        self.play(Transform(self.title_mob, title.move_to(self.title_mob)), run_time=0.4)
-        self.book.meta[id(self.title_mob)] = self.book.meta[id(title)]
+             lambda m: self.show_scaling(m, left, made, band), clear_time=0.4,
+             first=lambda: retitle(self, "section.scaling", self.section_scaling, self.title_scaling))
 
     def show_scaling(self, mob, left, made, band):
         """The table row by row, or the scaling factor and the scaled grid, its first cell made

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Sequence
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, Mobject, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, LaggedStart, Mobject, VGroup
 
 from scenes.kit import derive, expressions as ex, style
 from scenes.kit.anim import Appear
@@ -14,6 +14,7 @@ from scenes.kit.derive import Band
 from scenes.kit.expressions import Derivation, Term
 from scenes.kit.columns import same_columns
 from scenes.kit.grids import MatrixGrid
+from scenes.kit.made import first_of, make
 from scenes.kit.numbers import NumberBook, Shown
 from scenes.kit.page import Area
 
@@ -87,6 +88,18 @@ def variance_table(book: NumberBook, v, own: int) -> VGroup:
 
 
 # ---------------------------------------------------------------- pages
+def show_block(scene, mob) -> None:
+    """A projection block shows W, then fills its product entry by entry; anything else appears."""
+    if hasattr(mob, "out"):
+        scene.play(Appear(mob.w), run_time=0.5)
+        mob = mob.out
+    if not getattr(mob, "product", False):
+        return scene.play(Appear(mob))
+    scene.play(Appear(mob.tag), Appear(mob.grid.box_group), run_time=0.5)
+    scene.play(LaggedStart(*[Appear(mob.grid.entry(i, j)) for i in range(mob.grid.n_rows)
+                             for j in range(mob.grid.n_cols)], lag_ratio=0.05), run_time=0.8)
+
+
 def falk(x: VGroup, blocks: Sequence[VGroup], s: float = 1.0) -> VGroup:
     """X to the left of the products, each W above its product, X's rows beside theirs."""
     row = VGroup(*blocks).arrange(RIGHT, buff=0.45 * s, aligned_edge=UP)
@@ -134,16 +147,12 @@ def make_scaled(scene, mob: VGroup, left: VGroup, made: Derivation, band: Band) 
     legend): its frame, its first cell made from the first score in the page's band, else by the
     caption line, else left out (the record says so), then the rest at once. Whether it was made."""
     shown = VGroup(mob, *([left] if any(m in scene.mobjects for m in left.get_family()) else []))
-    room = band if band in mob.submobjects else derive.strip(scene, shown, [made])
-    shell, rest = derive.split(scene.book, made.grid, [made.cell] if room is not None else [])
+    band = derive.room(scene, shown, [made], band if band in mob.submobjects else None)
+    shell, rest = first_of(scene.book, made.grid, [made], band)
     ((_, tag), bar) = mob[-1]
     scene.play(Appear(shell), Appear(tag), Appear(bar))
-    if room is None:
-        derive.skip(scene.book, made, "no room")
-    else:
-        derive.derive(scene, made, room)
-    scene.play(Appear(rest), run_time=0.6)
-    return room is not None
+    make(scene, [made], band, rest)
+    return band is not None
 
 
 def lit_from(first: Derivation, grid: MatrixGrid) -> Derivation:

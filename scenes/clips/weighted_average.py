@@ -3,18 +3,19 @@
 import numpy as np
 from manim import DOWN, RIGHT, Create, FadeIn, GrowArrow, Mobject, NumberPlane, VGroup, Write, config
 
-from scenes.clips.weighted_average_parts import (GAP, divide_table, first_mix, first_of, first_score,
-                                                first_weight, laid_out, make, places, reserve, room,
-                                                softmax_board, softmax_table, spoken, weight_bars)
+from scenes.clips.weighted_average_parts import (GAP, divide_table, first_mix, first_score, first_weight,
+                                                laid_out, places, reserve, softmax_board, softmax_table,
+                                                spoken, weight_bars)
 from scenes.clips.weighted_average_words import DIVIDE_CAPTIONS, FAILS, NARRATION, mix_caption
 from scenes.compute import average as compute
-from scenes.kit import expressions as ex, style
+from scenes.kit import derive, expressions as ex, style
 from scenes.kit.anim import Appear
 from scenes.kit.base import ClipScene
 from scenes.kit.derive import Band
 from scenes.kit.blocks import proxy
 from scenes.kit.grids import MatrixGrid
 from scenes.kit.layout import content_center, fit
+from scenes.kit.made import first_of, make
 from scenes.kit.page import named as slots_in, speak
 from scenes.kit.plane import arrow, place_tags, plane_for
 from scenes.kit.numbers import Shown
@@ -244,7 +245,7 @@ class WeightedAverage(ClipScene):
         made = first_mix(book, r, parts, total, wide or max(table.width, ex.LEAST_ROOM))
         band = reserve(book, side := VGroup(table), Band([made]), wide)
         plane = self.place(side)
-        band = room(self, VGroup(side, *([plane] if plane is not None else [])), band, [made])
+        band = derive.room(self, VGroup(side, *([plane] if plane is not None else [])), [made], band)
         said = (NARRATION["mix." + case] + (NARRATION["plane"] if self.planar() else ())
                 + (NARRATION["mix.first"] if band else ()))
         slots.update({"out": spoken(book, made.result)} if band else {})

@@ -12,7 +12,6 @@ import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, Line, Mobject, Rectangle, VGroup
 
 from scenes.kit import derive, expressions as ex, style
-from scenes.kit.anim import Appear
 from scenes.kit.arrays import colour_grid
 from scenes.kit.blocks import proxy
 from scenes.kit.derive import Band
@@ -20,7 +19,7 @@ from scenes.kit.expressions import Derivation, Term
 from scenes.kit.grids import MatrixGrid
 from scenes.kit.layout import content_center, content_height, content_width, fit
 from scenes.kit.numbers import NumberBook, Shown
-from scenes.kit.page import Area, drawn, may_add
+from scenes.kit.page import Area, drawn
 
 GAP = 0.22            # between columns of numbers
 HEAD_GAP = 0.4        # between the heads of a table's columns
@@ -174,35 +173,15 @@ def reserve(book: NumberBook, group: VGroup, band: Band, width: float | None = N
     """Put `band` under the group's pieces when, fitted into width x the content height with it,
     every number still keeps the contract; else None and the group as it was."""
     area = Area(content_width() if width is None else width, height=content_height())
-    return band if may_add(book, group, band, area, buff) else None
+    group.add(band)
+    return derive.on_page(book, group, band, area, lambda: group.arrange(DOWN, buff=buff))
 
 
 def laid_out(scene: Any, group: VGroup, made: Sequence[Derivation]) -> Band | None:
     """Room for `made`: a band under the group where it keeps the contract (the group then fitted in
     the content area), else room by the caption line, else none."""
     band = reserve(scene.book, group, Band(made))
-    return room(scene, fit(group).move_to(content_center()), band, made)
-
-
-def room(scene: Any, page: Mobject, band: Band | None, made: Sequence[Derivation]) -> Band | None:
-    """The page's band, or room by the caption line, or none (the records say so)."""
-    if band is None:
-        band = derive.strip(scene, page, made)
-    for d in made if band is None else ():
-        derive.skip(scene.book, d, "no room")
-    return band
-
-
-def first_of(book: NumberBook, grid: MatrixGrid, made: Sequence[Derivation], band: Band | None) -> tuple:
-    """(shell, rest) of a grid whose first entries are made in front of the viewer where there is room."""
-    return derive.split(book, grid, [d.cell for d in made] if band is not None else [])
-
-
-def make(scene: Any, made: Sequence[Derivation], band: Band | None, rest: Mobject, *also: Any) -> None:
-    """The derivations (where there is room), then the rest of their grid at once."""
-    for d in made if band is not None else ():
-        derive.derive(scene, d, band)
-    scene.play(Appear(rest), *also, run_time=0.6)
+    return derive.room(scene, fit(group).move_to(content_center()), made, band)
 
 
 def spoken(book: NumberBook, t: Term) -> Shown:

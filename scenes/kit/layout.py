@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from manim import DL, UR, ImageMobject, Mobject, Scene, config
+from manim import DL, UR, ImageMobject, Mobject, Scene, Transform, config
 
-from scenes.kit import style
+from scenes.kit import lang, style
 
 
 def frame() -> dict[str, float]:
@@ -164,3 +164,12 @@ def caption_text(book: Any, text: str) -> Mobject:
         if mob.width > limit:
             mob.scale_to_fit_width(limit)
     return mob.move_to([0, 0, 0]).align_to([0, style.CAPTION_BOTTOM, 0], [0, -1, 0])
+
+
+def retitle(scene: Any, label: str, section: str, title: str, run_time: float = 0.4) -> None:
+    """The title turns to another section's (a clip that spans two: 4.2, then 4.3): the section id
+    recorded under `label`, the title in the current language."""
+    head = scene.book.section(label, section)
+    mob = scene.book.text("{}  " + lang.tr(title), head, size=style.TITLE_SIZE, kind="title")
+    scene.play(Transform(scene.title_mob, mob.move_to(scene.title_mob)), run_time=run_time)
+    scene.book.meta[id(scene.title_mob)] = scene.book.meta[id(mob)]

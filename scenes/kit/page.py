@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 import numpy as np
-from manim import DOWN, Mobject, VGroup, VMobject
+from manim import Mobject, VGroup
 
 from scenes.kit import style
 from scenes.kit.anim import Appear, Vanish
@@ -185,17 +185,6 @@ def drawn(book: NumberBook, area: Area, ways: Sequence[tuple[Callable[[], VGroup
     options = [[Page((), stand_in(measure))] for measure, _ in ways]
     chosen = plan(book, options, area, needs)[0]
     return area.place(ways[[o[0] for o in options].index(chosen)][1]())
-
-
-def may_add(book: NumberBook, group: VGroup, part: VMobject, area: Area, buff: float = 0.4,
-            height: float = style.LEGIBLE_H) -> bool:
-    """A part the page may leave out: stacked under the group's pieces where, placed in the area
-    with it, every number of the group is still `height` tall; else the group as it was. Whether added."""
-    group.add(part).arrange(DOWN, buff=buff)
-    if fits(book, group, area, height):
-        return True
-    group.remove(part).arrange(DOWN, buff=buff)
-    return False
 
 
 def turn(scene: Any, pages: Sequence[Page], area: Area, show: Callable | None = None,

@@ -178,29 +178,20 @@ class FiveSteps:
         way()
         return None
 
-    # -- how the columns are made
-    def room(self, page, band: Band | None, made: list) -> Band | None:
-        """The page's band, or room by the caption line, or none: the derivations are then left
-        out, and their records say so."""
-        if band is None:
-            band = derive.strip(self.scene, page, made)
-        for d in made if band is None else ():
-            derive.skip(self.book, d, "no room")
-        return band
-
+    # -- how the columns are made: in the page's band, or by the caption line, or left out (derive.room)
     def whole(self, page, band: Band | None, made: list) -> list:
         """The page's reveal, once it is placed (its animations are played here: none are left)."""
-        band = self.room(page, band, made)
+        band = derive.room(self.scene, page, made, band)
         self.upper(band)
         self.lower(band)
         return []
 
     def first(self, page, band: Band | None) -> list:
-        self.upper(self.room(page, band, list(self.made.values())))
+        self.upper(derive.room(self.scene, page, list(self.made.values()), band))
         return []
 
     def second(self, page, band: Band | None) -> list:
-        self.lower(self.room(page, band, self.output))
+        self.lower(derive.room(self.scene, page, self.output, band))
         return []
 
     def fill(self, g, d, band: Band | None, *also) -> None:

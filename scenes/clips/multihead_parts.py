@@ -8,7 +8,7 @@ import numpy as np
 from manim import (DOWN, LEFT, UP, Animation, DashedVMobject, Mobject, ReplacementTransform,
                    RoundedRectangle, SurroundingRectangle, VGroup)
 
-from scenes.kit import style
+from scenes.kit import notes, style
 from scenes.kit.anim import Appear, Vanish
 from scenes.kit.arrays import spelled_grid
 from scenes.kit.blocks import tiles
@@ -139,19 +139,15 @@ def wrong_caption(scene: Any, emphasis: bool) -> Shown:
 
 def info_lines(book: NumberBook, lines: Sequence[tuple[str, str]]) -> VGroup:
     """The lines above the tensor: (text, colour) pairs, left-aligned, under the title."""
-    group = VGroup(*[book.label(t, color=c, size=style.LABEL_SIZE) for t, c in lines])
-    group.arrange(DOWN, aligned_edge=LEFT, buff=0.14)
-    fit(group, content_width())
+    group = fit(notes.lines(book, lines, size=style.LABEL_SIZE, buff=0.14), content_width())
     return group.move_to([0, style.CONTENT_TOP, 0], aligned_edge=UP)
 
 
 def error_card(book: NumberBook, lines: Sequence[tuple[str, str]],
                terminal: Sequence[tuple[str, str]]) -> VGroup:
     """A red-edged card: the rule broken (lines) and the validator's own message (terminal)."""
-    text = VGroup(*[book.label(t, color=c, size=style.BODY_SIZE) for t, c in lines])
-    text.arrange(DOWN, aligned_edge=LEFT, buff=0.22)
-    term = VGroup(*[book.label(t, color=c, size=style.LABEL_SIZE, font=style.NUMBER_FONT)
-                    for t, c in terminal]).arrange(DOWN, aligned_edge=LEFT, buff=0.12)
+    text = notes.lines(book, lines, size=style.BODY_SIZE, buff=0.22)
+    term = notes.lines(book, terminal, size=style.LABEL_SIZE, font=style.NUMBER_FONT, buff=0.12)
     term_box = SurroundingRectangle(term, buff=0.25, color=style.GRID_LINE, stroke_width=1.5)
     term_box.set_fill(style.NAN_FILL, opacity=0.35)
     body = VGroup(text, VGroup(term_box, term)).arrange(DOWN, aligned_edge=LEFT, buff=0.4)

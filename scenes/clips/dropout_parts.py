@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from manim import DOWN, RIGHT, UP, Line, Mobject, VGroup
+from manim import DOWN, RIGHT, Mobject, VGroup
 
 from scenes.kit.derive_cells import Lone, listed_sum, term, total
 from scenes.clips.dropout_words import DECIMALS, MEAN_DECIMALS, one, p, positions, scale, short, zero
@@ -33,13 +33,7 @@ def mode_line(book: NumberBook, r: Any) -> Mobject:
 
 def weight_bars(r: Any, t: Table) -> VGroup:
     """The weights as bars under their columns of `t`, in the room the mask rows take later."""
-    top = t.y(1) - t.row_h * t.zoom() / 2 - 0.3
-    height = min(2.4, top - style.CONTENT_BOTTOM - 0.3)
-    xs = [t.x(i + 1) for i in range(len(r.weights))]
-    width = 0.5 * min(t.widths[1:-1]) * t.zoom()
-    shown = bars.plain(r.weights, xs, height / float(r.weights.max()), width)
-    base = Line([t.x(1) - width, 0, 0], [t.x(len(r.weights)) + width, 0, 0], color=style.GRID_LINE)
-    return VGroup(shown, base).shift(UP * (top - height))
+    return bars.under(t, r.weights, 1, t.y(1) - t.row_h * t.zoom() / 2 - 0.3)
 
 
 def zero_rule(book: NumberBook, r: Any) -> Mobject:

@@ -99,16 +99,13 @@ class FutureCheck(ClipScene):
             f"push[{b}][{t}]", r.push[b, t], zero_or(r.push[b, t]), size=SMALL,
             color=style.TEXT if t < r.prefix else style.MASK), limit)
         board = Board(book, ("x", "x′", "‖x′ − x‖"), rows, r.prefix)
-        low, high = book.num("color.low", -limit, size=SMALL), book.num("color.high", limit, size=SMALL)
-        scale = pictures.strip(np.linspace(-limit, limit, 9), limit, 0.3)
-        legend = VGroup(low, scale, high).arrange(RIGHT, buff=0.15)
         panel = VGroup(
             note(book, "δ = {}", delta, color=style.ACCENT, size=style.BODY_SIZE),
             note(book, "u：标准正态抽样，seed = {}", book.index("seed", r.seed), color=style.TEXT),
             note(book, "位置 t < {}：x′ = x", self.prefix(), color=style.TEXT),
             note(book, "位置 t ≥ {}：x′ = x + δ·u", self.prefix(), color=style.MASK),
             note(book, "每个位置一行，每格一个特征的颜色："),
-            legend,
+            pictures.legend(book, "color", limit),
             note(book, "超出范围的值显示为两端的颜色"),
         ).arrange(DOWN, buff=0.32, aligned_edge=LEFT)
         panels(board, panel)
@@ -139,8 +136,8 @@ class FutureCheck(ClipScene):
         self.clear_stage()
         rows = pictures.strip_rows(run.y, run.y2, lambda b, t: (
             change(book, f"{name}.change[{b}][{t}]", run.change[b, t], SMALL) if t < r.prefix else
-            book.num(f"{name}.change[{b}][{t}]", run.change[b, t], zero_or(run.change[b, t]), color=style.MUTED,
-                     size=SMALL)), float(np.max(np.abs(run.y))) or 1.0)
+            book.num(f"{name}.change[{b}][{t}]", run.change[b, t], zero_or(run.change[b, t]),
+                     color=style.MUTED, size=SMALL)), float(np.max(np.abs(run.y))) or 1.0)
         board = Board(book, ("y", "y′", "max |y′ − y|"), rows, r.prefix)
         b, t = compute.largest(run.change, r.prefix)        # the largest prefix change (nearest the future)
         c = int(np.argmax(np.abs(run.y2[b, t] - run.y[b, t])))
@@ -156,7 +153,8 @@ class FutureCheck(ClipScene):
                           color=style.MASK).next_to(zoom, DOWN, buff=0.2))
         said = NARRATION["made.moved" if gap > 0 else "made.same"]
         self.narrate(said, **named(said, {
-            **where, "feature": book.index(f"feature[{c}]", c), "change": slot(book, f"{name}.change[{b}][{t}]", gap),
+            **where, "feature": book.index(f"feature[{c}]", c),
+            "change": slot(book, f"{name}.change[{b}][{t}]", gap),
             "before": book.fmt(f"{name}.y[{b}][{t}][{c}]", run.y[b, t, c]),
             "after": book.fmt(f"{name}.y2[{b}][{t}][{c}]", run.y2[b, t, c])}))
         mode = "因果掩码开 · 前缀最大差" if on else "因果掩码关 · 前缀最大差"

@@ -124,7 +124,8 @@ class Implementation(ClipScene):
             self.narrate("T = {} 时只有对角线，没有未来位置可遮；softmax 照常沿最后一维归一化。",
                          self.book.index("shape.mask[0]", s.mask[0]))
         self.narrate("分数的最后一维 {keys} 是 k 的长度 T，mask 的两维都取 T = {t}；softmax 只归一化，形状原样留下。",
-                     keys=book.index("shape.scores[3]", s.scores[3]), t=book.index("shape.mask[0]", s.mask[0]))
+                     keys=book.index("shape.scores[3]", s.scores[3]),
+                     t=book.index("shape.mask[0]", s.mask[0]))
         self.walk(range(9, 13))
 
     def merge(self) -> None:
@@ -147,7 +148,8 @@ class Implementation(ClipScene):
         s, book = self.result.shapes, self.book
         self.narrate("上下文的最后一维 {head_dim} 来自 v 的每头宽度；reshape 把 {heads} 乘 {head_dim} 合并回 {width}，"
                      "输出投影的宽度是它权重的行数 {out}。", head_dim=book.index("shape.context[3]", s.context[3]),
-                     heads=book.index("shape.back[2]", s.back[2]), width=book.index("shape.merged[2]", s.merged[2]),
+                     heads=book.index("shape.back[2]", s.back[2]),
+                     width=book.index("shape.merged[2]", s.merged[2]),
                      out=book.index("shape.out[2]", s.out[2]))
         self.walk(range(13, 16))
 

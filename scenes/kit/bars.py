@@ -6,7 +6,7 @@ Every number is drawn through the NumberBook; the colours come from style.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, DashedLine, Line, Rectangle, VGroup
@@ -32,6 +32,17 @@ def targets(values: Sequence[float], xs: Sequence[float], unit: float, width: fl
                                [x + width / 2 + 0.15, float(v) * unit, 0],
                                dash_length=0.1, color=style.TRACK, stroke_width=5).set_z_index(2)
                     for v, x in zip(values, xs)])
+
+
+def under(table: Any, values: Sequence[float], first: int, top: float, tallest: float = 2.4) -> VGroup:
+    """`values` as bars under the table's columns first, first + 1, …, standing on a base line at
+    most `tallest` high, their tops at `top` (the tallest bar's)."""
+    height = min(tallest, top - style.CONTENT_BOTTOM - 0.3)
+    xs = [table.x(first + i) for i in range(len(values))]
+    width = 0.5 * min(table.widths[first:first + len(values)]) * table.zoom()
+    shown = plain(values, xs, height / float(max(values)), width)
+    base = Line([xs[0] - width, 0, 0], [xs[-1] + width, 0, 0], color=style.GRID_LINE)
+    return VGroup(shown, base).shift(UP * (top - height))
 
 
 def regrown(bars: VGroup, drawn: Sequence[float], values: Sequence[float], unit: float) -> VGroup:

@@ -1,6 +1,6 @@
-"""Exact numbers as the book writes them: an exact zero as 0, a fraction ('1/3', '1' and '0' where whole), a grid of
-fractions on the weights' heat scale, rows of fractions listed, a whole count with grouping
-commas (2,360,064), a name with a digit in it (v1, GPT-2) drawn as written.
+"""Exact numbers as the book writes them: an exact zero as 0, a fraction ('1/3', '1' and '0'
+where whole), a grid of fractions on the weights' heat scale, rows of fractions listed, a whole
+count with grouping commas (2,360,064), a name with a digit in it (v1, GPT-2) drawn as written.
 
 Every number goes through the NumberBook.
 """

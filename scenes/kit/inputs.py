@@ -90,8 +90,8 @@ def _raw_text(value: object, field: str) -> str | list | tuple:
 
 
 # ---------------------------------------------------------------- arrays
-def matrix(value: object, field: str, rows: tuple[int, int] = (1, MAX_SIDE), cols: tuple[int, int] = (1, MAX_SIDE),
-           low: float = -LIMIT, high: float = LIMIT) -> np.ndarray:
+def matrix(value: object, field: str, rows: tuple[int, int] = (1, MAX_SIDE),
+           cols: tuple[int, int] = (1, MAX_SIDE), low: float = -LIMIT, high: float = LIMIT) -> np.ndarray:
     """Rows split by ';' or newlines, columns by ',' or spaces (or a JSON list of lists)."""
     raw = _raw_text(value, field)
     if isinstance(raw, str):

@@ -41,6 +41,13 @@ def strip(values: np.ndarray, limit: float, cell_w: float) -> VGroup:
     return cells.arrange(RIGHT, buff=0)
 
 
+def legend(book: NumberBook, label: str, limit: float) -> VGroup:
+    """The strips' colour scale from −limit to limit, its ends' numbers recorded as label.low and
+    label.high."""
+    low, high = book.num(f"{label}.low", -limit, size=SMALL), book.num(f"{label}.high", limit, size=SMALL)
+    return VGroup(low, strip(np.linspace(-limit, limit, 9), limit, 0.3), high).arrange(RIGHT, buff=0.15)
+
+
 def strip_rows(x: np.ndarray, x2: np.ndarray, number: Callable[[int, int], Mobject], limit: float) -> list:
     """rows[b][t] = (x's strip, x2's strip, number(b, t)) for a Board, on one colour scale."""
     w = min(0.26, STRIP_W / x.shape[2])

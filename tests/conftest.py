@@ -101,6 +101,18 @@ def logged(started, *key):
         log.write(line + "\n")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def shared_builds(tmp_path_factory):
+    """One folder for the whole session, every xdist worker's (their base folders' parent):
+    tests/shared_builds.py keeps its builds there."""
+    import shared_builds as shared
+    base = tmp_path_factory.getbasetemp()
+    folder = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "shared-builds"
+    folder.mkdir(exist_ok=True)
+    shared.FOLDER[:] = [folder]
+    return folder
+
+
 def assert_shown(built, label, expected, decimals=4):
     """The number shown as `label` equals the oracle at display precision."""
     rec = built.value(label)

@@ -34,7 +34,13 @@ def case_inputs(clip, kind, case, preset_lang="zh"):
     return generated(clip, 100 + case)[1], "en" if case % 2 else "zh"
 
 
-def watched(clip, inputs, lang="zh"):
+def watched(clip, inputs, lang="zh", shared=False):
+    """(built, the moments of its derivations); shared: from the session's shared builds
+    (tests/shared_builds.py: for a test that changes nothing)."""
+    if shared:
+        from shared_builds import shared_build
+        stored = shared_build(clip, inputs, lang)
+        return stored, stored.moments
     with derive.watch() as moments:
         built = build(clip, inputs, lang=lang)
     return built, list(moments)

@@ -411,9 +411,10 @@ def deps_of(inputs):
     return deps
 
 
-def derived(inputs, lang="zh"):
-    """The build with its moments, and every problem of its derivations (sources, mid-motion contract)."""
-    built, moments = watched(CLIP, inputs, lang)
+def derived(inputs, lang="zh", shared=False):
+    """The build with its moments (shared: the session's, tests/shared_builds.py), and every problem
+    of its derivations (sources, mid-motion contract)."""
+    built, moments = watched(CLIP, inputs, lang, shared)
     m, deps = built.manifest(), deps_of(inputs)
     problems = derivation_problems(m, deps)
     problems += moment_problems(m, moments, oracle(inputs), axis_names(inputs), marks(inputs), deps)
@@ -448,7 +449,7 @@ CASES = cases(("two-keys", "zero-scores", "no-mask", "cache-3", "journey-causal-
 
 @pytest.mark.parametrize("kind, case", CASES, ids=[str(c) for _, c in CASES])
 def test_derivations_show_their_sources_and_keep_the_contract_mid_motion(kind, case):
-    built, moments, problems = derived(*case_inputs(CLIP, kind, case))
+    built, moments, problems = derived(*case_inputs(CLIP, kind, case), shared=True)
     assert problems == [], "\n".join(problems[:20])
     shown = [r for r in built.manifest()["numbers"] if "where" in r.get("derivation", {})]
     assert len(moments) == len(shown)

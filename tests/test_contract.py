@@ -21,6 +21,7 @@ from conftest import build, inputs_for
 from contract import (coverage, layout_problems, oracle_problems, precision_problems, structure_problems,
                       user_problems)
 from pixels import number_problems
+from shared_builds import shared_build
 from scenes.pipeline.inputs import InputError, check, preset_names, raw_inputs
 from scenes.pipeline.registry import scene, specs
 
@@ -62,8 +63,9 @@ def proof_problems(clip, inputs, m):
     return problems
 
 
-def proven(clip, inputs, frames=False, lang="zh"):
-    built = build(clip, inputs, frames=frames, lang=lang)
+def proven(clip, inputs, frames=False, lang="zh", shared=False):
+    """shared: the session's shared build, with its frames (tests/shared_builds.py)."""
+    built = shared_build(clip, inputs, lang) if shared else build(clip, inputs, frames=frames, lang=lang)
     m = built.manifest()
     problems = proof_problems(clip, inputs, m)
     for image, step in zip(built.frames, m["layout"]):   # the pixels show each recorded number
@@ -87,7 +89,7 @@ def contract_cases(clip):
         """Every step's frame read back too. With the default inputs, the oracle coverage is
         printed: every label drawn is checked by an oracle (a label without one is a problem)."""
         inputs = inputs_for(clip, preset)
-        built, problems = proven(clip, inputs, frames=True)
+        built, problems = proven(clip, inputs, shared=True)
         assert problems == [], "\n".join(problems[:20])
         if preset is None:
             share = coverage(built.numbers, clip_tests(clip).oracle(inputs))

@@ -85,10 +85,10 @@ def torch_sources(inputs):
     return {**out, **size_sources(SHAPE_LINES, oracle(inputs), ("shapes.head_dim",))}
 
 
-def derived(inputs, lang="zh"):
+def derived(inputs, lang="zh", shared=False):
     """The build with its moments, and every problem of its derivations: each `from` against torch's,
     each expression's and slide's sources, the contract mid-motion (kit derivations and shape flows)."""
-    built, moments = watched("exercises", inputs, lang)
+    built, moments = watched("exercises", inputs, lang, shared)
     m, deps = built.manifest(), torch_sources(inputs)
     find = lambda label: deps.get(label, set())    # noqa: E731
     problems = [f"{r['label']}: from {r['from']}, torch {sorted(find(r['label']))}" for r in m["numbers"]
@@ -107,7 +107,7 @@ def derived_case(case):
         inputs, lang = generated("exercises", 400 + case)[1], "en" if case % 2 else "zh"
     else:
         inputs, lang = inputs_for("exercises", None if case == "default" else case), "zh"
-    return derived(inputs, lang)
+    return derived(inputs, lang, shared=True)
 
 
 @pytest.mark.parametrize("case", ["default", "exercises-extra", "exercises-gpt2-medium", 0, 1, 2, 3])

@@ -53,8 +53,9 @@ def torch_sources(inputs):
     return size_sources(lines, base, ("shape.head_dim", "shape.chunks"))
 
 
-def flow_case(inputs, lang="zh"):
-    built, moments = watched("implementation", inputs, lang)
+def flow_case(inputs, lang="zh", shared=False):
+    """shared: the session's build of these inputs (tests/shared_builds.py)."""
+    built, moments = watched("implementation", inputs, lang, shared)
     m, deps = built.manifest(), torch_sources(inputs)
     problems = [f"{r['label']}: from {r['from']}, torch {sorted(deps[r['label']])}" for r in m["numbers"]
                 if "from" in r and set(r["from"]) != deps.get(r["label"])]
@@ -69,7 +70,7 @@ def flow_of(case):
         inputs, lang = generated("implementation", 300 + case)[1], "en" if case % 2 else "zh"
     else:
         inputs, lang = inputs_for("implementation", None if case == "default" else case), "zh"
-    return flow_case(inputs, lang)
+    return flow_case(inputs, lang, shared=True)
 
 
 @pytest.mark.parametrize("case", ["default", "implementation-heads-4", "implementation-one-head", 0, 1, 2, 3])

@@ -8,6 +8,7 @@ from derivations import derivation_problems
 from multihead_oracle import SWAP, tensors
 from scenes.compute import heads as compute
 from scenes.compute.provenance import Source
+from shared_builds import shared_build
 from test_contract import generated
 
 RESHAPE = lambda x, shape: x.reshape(shape)    # noqa: E731
@@ -33,10 +34,11 @@ def taken_from(inputs):
     return out
 
 
-def provenance_problems(inputs, lang="zh"):
+def provenance_problems(inputs, lang="zh", shared=False):
     """Every drawn id's `from` is where torch takes it from; the tracked id's record at each of the
     four layouts says it moved there from that label (derivation_problems, the test's own rule)."""
-    m = build("multihead", inputs, lang=lang).manifest()
+    built = shared_build("multihead", inputs, lang) if shared else build("multihead", inputs, lang=lang)
+    m = built.manifest()
     deps = taken_from(inputs)
     out = [f"{r['label']}: from {r.get('from')}, torch {sorted(deps[r['label']])}" for r in m["numbers"]
            if r["label"] in deps and set(r.get("from") or ()) != deps[r["label"]]]
@@ -54,7 +56,7 @@ def test_each_drawn_id_comes_from_where_torch_takes_it(case):
         inputs, lang = generated("multihead", 200 + case)[1], "en" if case % 2 else "zh"
     else:
         inputs, lang = inputs_for("multihead", None if case == "default" else case), "zh"
-    assert provenance_problems(inputs, lang) == []
+    assert provenance_problems(inputs, lang, shared=True) == []
 
 
 def test_planted_wrong_provenance_is_caught(monkeypatch):

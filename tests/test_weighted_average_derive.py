@@ -130,8 +130,9 @@ def deps_of(inputs):
     return deps
 
 
-def derived(inputs, lang="zh"):
-    built, moments = watched(CLIP, inputs, lang)
+def derived(inputs, lang="zh", shared=False):
+    """shared: the session's build of these inputs (tests/shared_builds.py)."""
+    built, moments = watched(CLIP, inputs, lang, shared)
     m, deps = built.manifest(), deps_of(inputs)
     problems = derivation_problems(m, deps) + moment_problems(m, moments, oracle(inputs), deps=deps)
     return built, moments, problems + layout_problems(m) + oracle_problems(m["numbers"], oracle(inputs))
@@ -155,7 +156,7 @@ def test_the_book_example_makes_a_score_a_weight_and_z():
 def test_derivations_show_their_sources_and_keep_the_contract_mid_motion(case):
     from test_contract import generated
     inputs = inputs_for(CLIP, case) if isinstance(case, str) else generated(CLIP, 100 + case)[1]
-    built, moments, problems = derived(inputs, "en" if case in (1, 3, 5) else "zh")
+    built, moments, problems = derived(inputs, "en" if case in (1, 3, 5) else "zh", shared=True)
     assert problems == [], "\n".join(problems[:20])
     shown = [r for r in built.manifest()["numbers"] if "where" in r.get("derivation", {})]
     assert len(moments) == len(shown)

@@ -1,0 +1,32 @@
+"""The session's shared builds (tests/shared_builds.py) are the builds: what a second test reads
+back from disk equals a fresh build of the same inputs (manifest, moments, every frame), and a
+different language or input is a different build."""
+import json
+
+import numpy as np
+
+from conftest import build, inputs_for
+from scenes.kit import derive
+from shared_builds import shared_build
+
+CLIP = "weighted-average"      # the cheapest build
+
+
+def same(a, b):
+    return json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
+
+
+def test_a_shared_build_reads_back_as_a_fresh_build_of_its_key():
+    inputs = inputs_for(CLIP)
+    shared_build(CLIP, inputs, "zh")
+    again = shared_build(CLIP, inputs, "zh")             # from the file the first call wrote
+    with derive.watch() as moments:
+        fresh = build(CLIP, inputs, frames=True)
+    assert same(again.manifest(), fresh.manifest()) and same(again.moments, list(moments))
+    assert len(again.frames) == len(fresh.frames) == len(fresh.manifest()["steps"])
+    assert all(np.array_equal(a, b) for a, b in zip(again.frames, fresh.frames))
+    assert same(again.scene.captions, fresh.scene.captions) and same(again.scene.layout, fresh.scene.layout)
+    english = shared_build(CLIP, inputs, "en")
+    assert not same(english.scene.captions, again.scene.captions)          # the English words
+    other = shared_build(CLIP, inputs_for(CLIP, query=0), "zh")
+    assert not same(other.manifest()["numbers"], again.manifest()["numbers"])

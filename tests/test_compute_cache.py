@@ -3,6 +3,7 @@ afresh, the key follows every input of it, a bad entry is computed again, two pr
 folder, and a dry run of implementation with its check stored imports no torch and writes the
 same manifest as one that ran torch."""
 import json
+import math
 import os
 import subprocess
 import sys
@@ -61,6 +62,27 @@ def test_the_key_follows_arguments_source_packages_and_processor(monkeypatch):
         monkeypatch.undo()
     stored.environment.cache_clear()
     assert stored.key(fn, base, ("torch",)) == first
+
+
+def test_a_function_or_constant_replaced_at_run_time_is_another_key(folder, monkeypatch):
+    """A planted bug (tests/test_implementation.py's attention without 1/sqrt(d)) is computed,
+    not read from the entry of the right one."""
+    shape, seed = CASES[0]
+    right = compute.sdpa_check(shape, seed)
+    hand = compute.hand_attention
+
+    def unscaled(q, k, v):
+        return hand(q * math.sqrt(q.shape[-1]), k, v)
+    monkeypatch.setattr(compute, "hand_attention", unscaled)
+    wrong = compute.sdpa_check(shape, seed)
+    assert wrong == compute.sdpa_check.uncached(shape, seed) and wrong.forward > 1e-3
+    monkeypatch.undo()
+    fn = compute.sdpa_check.uncached
+    first = stored.key(fn, (shape, seed), ("torch",))
+    monkeypatch.setattr(compute, "DIAGONAL", 0)
+    assert stored.key(fn, (shape, seed), ("torch",)) != first
+    monkeypatch.undo()
+    assert compute.sdpa_check(shape, seed) == right and stored.key(fn, (shape, seed), ("torch",)) == first
 
 
 def test_a_bad_entry_is_computed_again(folder):

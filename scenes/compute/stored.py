@@ -3,9 +3,11 @@
 implementation's SDPA check runs PyTorch, and importing torch alone costs a second; its result is
 a few floats. `@stored("torch")` keeps each result in `.cache/compute/`, keyed by everything that
 decides it: the function's name and arguments, the bytes of its module file and of this one, the
-installed versions of the packages named (read from their metadata, without importing them),
-Python, and the processor (its model and instruction set: float rounding may follow the kernels
-torch picks). Any change lands under a new key, so a stale entry is never read.
+code of each function and the value of each constant in its module as they are at the call (one
+replaced at run time too), the installed versions of the packages named (read from their metadata,
+without importing them), Python, and the processor (its model and instruction set: float rounding
+may follow the kernels torch picks). Any change lands under a new key, so a stale entry is never
+read.
 
 An entry is JSON (a dataclass's fields: numbers, strings, tuples), written whole (a temporary
 file, then os.replace), so parallel writers share the folder; one that does not read back as
@@ -19,10 +21,12 @@ import functools
 import hashlib
 import importlib.metadata
 import json
+import marshal
 import os
 import platform
 import sys
 import tempfile
+import types
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
@@ -61,10 +65,24 @@ def environment(packages: tuple[str, ...]) -> str:
 
 
 def key(fn: Callable, args: tuple, packages: tuple[str, ...]) -> str:
-    source = Path(sys.modules[fn.__module__].__file__ or "").read_bytes()
+    module = sys.modules[fn.__module__]
+    source = Path(module.__file__ or "").read_bytes()
     parts = [f"{fn.__module__}.{fn.__qualname__}", repr(args), hashlib.sha256(source).hexdigest(),
-             environment(packages)]
+             functions(module), environment(packages)]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+def functions(module: Any) -> str:
+    """The code of every function and the value of every plain constant in the module's
+    namespace as they are now: one replaced while running (a test's planted bug) is another
+    key, though the file is the same."""
+    h = hashlib.sha256()
+    for name, value in sorted(vars(module).items()):
+        if isinstance(value, types.FunctionType):
+            h.update(name.encode() + b"\0" + marshal.dumps(value.__code__) + b"\0")
+        elif isinstance(value, (int, float, str, bool, tuple, type(None))):
+            h.update(name.encode() + b"\0" + repr(value).encode() + b"\0")
+    return h.hexdigest()
 
 
 FIELDS = {"tuple": tuple, "float": float, "int": int, "str": str, "bool": bool}   # what a field may be

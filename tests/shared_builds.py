@@ -3,6 +3,7 @@ derivation cases of the same inputs read one build, made by the first test that 
 
     stored = shared_build(clip, inputs, lang)      # .manifest(), .numbers, .frames, .moments
 """
+import copy
 import fcntl
 import hashlib
 import json
@@ -30,7 +31,8 @@ class Stored:
                                      captions=[(s["start"], s["end"], s["caption"]) for s in steps])
 
     def manifest(self):
-        return self._manifest
+        """A copy: what one test changes in it stays in that test."""
+        return copy.deepcopy(self._manifest)
 
 
 def shared_build(clip, inputs, lang="zh"):

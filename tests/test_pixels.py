@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 from manim import Rectangle
 
-from conftest import build, cli
+from conftest import build, cli, inputs_for
 from pixels import number_problems
+from shared_builds import shared_build
 from scenes.kit import style
 
 CLIP = "weighted-average"
@@ -16,7 +17,8 @@ CLIP = "weighted-average"
 
 @pytest.fixture(scope="module")
 def built():
-    return build(CLIP, frames=True)
+    """The session's shared build of the book's inputs, with its frames (tests/shared_builds.py)."""
+    return shared_build(CLIP, inputs_for(CLIP))
 
 
 def numbers_of(built, step):

@@ -94,10 +94,11 @@ def test_the_manifest_says_where_each_drawn_number_comes_from():
     """causal-mask's and multihead's records carry `from` and `op`; every source is a step of the
     same chain or an input of the clip (a source need not be drawn: the clip shows one row's
     masked scores, and every row's weights)."""
-    from conftest import build
+    from conftest import inputs_for
+    from shared_builds import shared_build
     for clip, names, inputs in (("causal-mask", ("scores", "scaled", "masked", "weights", "output"), ("q", "k", "v")),
                                 ("multihead", ("split", "transposed", "back", "merged", "wrong"), ("start",))):
-        records = build(clip).manifest()["numbers"]
+        records = shared_build(clip, inputs_for(clip)).manifest()["numbers"]
         derived = [r for r in records if r["label"].split("[")[0] in names]
         assert derived and all("from" in r and "op" in r for r in derived), clip
         assert all(s.split("[")[0] in names + inputs for r in derived for s in r["from"]), clip

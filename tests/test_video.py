@@ -14,6 +14,7 @@ from manim.animation.animation import prepare_animation
 
 from conftest import ROOT, build, inputs_for, manifest
 from pixels import number_problems
+from shared_builds import shared_build
 from scenes.kit import lang as language
 from scenes.kit.base import ClipScene
 from scenes.pipeline.registry import specs
@@ -86,7 +87,7 @@ def test_every_number_reads_back_from_a_real_480p_video(clip, tmp_path, capsys):
     for n, frame in kept.items():
         assert frame.shape[:2] == (480, 854)
         assert number_problems(frame, m["layout"][n - 1], m["frame"]) == []
-    frames = build(clip, frames=True).frames
+    frames = shared_build(clip, inputs_for(clip)).frames        # 854x480 (tests/shared_builds.py)
     with capsys.disabled():
         print(f"\nreal vs fast {clip} 480p: {figures(tmp_path / f'{clip}.mp4', m, frames)}")
     assert video_problems(tmp_path / f"{clip}.mp4", m, frames) == []

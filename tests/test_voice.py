@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from conftest import build, cli, inputs_for, parse_srt
+from shared_builds import shared_build
 from scenes.kit.style import VOICE_TAIL
 from scenes.pipeline.registry import specs
 
@@ -37,7 +38,7 @@ def tone(path, seconds, rate=16000):
 
 @pytest.mark.parametrize("clip", list(specs()))
 def test_every_step_holds_long_enough_to_read(clip):
-    built = build(clip)
+    built = shared_build(clip, inputs_for(clip))          # the session's (tests/shared_builds.py)
     for n, (start, end, caption) in enumerate(built.scene.captions, 1):
         new = sum(1 for r in built.numbers if r["step"] == n)
         assert end - start >= reading_rule(caption, new) - 1e-6, (clip, n, caption)

@@ -29,14 +29,9 @@ HEAD_COLORS = (style.QUERY, style.KEY, style.VALUE, style.ACCENT)
 def grid(book: NumberBook, name: Any, values: Any, decimals: int, header: str | Mobject | None = None,
          header_color: str = style.MUTED, **options: Any) -> MatrixGrid:
     """The kit's grid, entries recorded as name[i][j], −∞ / NaN / hidden zeros (hidden=) marked.
-    header: words (the grid's own header), or a line of code drawn above it the same way."""
-    words = header if isinstance(header, str) else None
-    g = MatrixGrid(book, name, values, decimals, marks=True, header=words, header_color=header_color,
-                   **options)
-    if header is not None and words is None:
-        g.header = header.next_to(VGroup(g.box_group, g.col_labels), UP, buff=0.15)
-        g.add(header)
-    return g
+    header: words, or a line of code drawn above it the same way."""
+    return MatrixGrid(book, name, values, decimals, marks=True, header=header, header_color=header_color,
+                      **options)
 
 
 def column(book: NumberBook, name: str, values: Any, decimals: int, header: str,

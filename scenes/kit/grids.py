@@ -85,9 +85,9 @@ class MatrixGrid(VGroup):
     marks: −∞ cells filled in the mask colour, NaN cells grey in a mask-coloured frame;
     hidden: 2-D bool, cells drawn as an exact "0" in hidden_color in a frame of that
     colour (implies marks; the layout records each as a mark of kind hidden_mark); header: a
-    label above the grid; cell_w: a fixed cell width; fit_col_labels: cells widen to column
-    labels a little wider than them, and labels much wider (long tokens) are turned upright so
-    that they never run into each other.
+    label above the grid (words, or a mobject the book made: a line of code); cell_w: a fixed
+    cell width; fit_col_labels: cells widen to column labels a little wider than them, and labels
+    much wider (long tokens) are turned upright so that they never run into each other.
 
     texts: a 2-D list of texts the book made (a Shown: a fraction "1/3", an id "e5", a word),
     drawn in the cells instead of formatted numbers, each recorded in its cell as the grid's
@@ -165,8 +165,9 @@ class MatrixGrid(VGroup):
         self.add(self.row_labels, self.col_labels)
         self.book = book
         self.header = None
-        if header:
-            self.header = book.label(header, color=header_color, size=style.LABEL_SIZE)
+        if header is not None and (not isinstance(header, str) or header):
+            self.header = (book.label(header, color=header_color, size=style.LABEL_SIZE)
+                           if isinstance(header, str) else header)
             self.header.next_to(VGroup(self.box_group, self.col_labels), UP, buff=0.15)
             self.add(self.header)
         if max_width and self.width > max_width:

@@ -5,6 +5,7 @@
   .venv/bin/python bench/run.py --only holds [--holds weighted-average,causal-mask] [--quality high]
   .venv/bin/python bench/run.py --only textcache [--still causal-mask:2]
   .venv/bin/python bench/run.py --only frames [--frames implementation,exercises] [--quality high]
+  .venv/bin/python bench/run.py --only dry [--against DIR]     dry runs and last-step stills, every clip
 
 Measures, on this machine:
   - each clip and the whole chapter: wall time / video duration, at 480p15 and 1080p60;
@@ -12,6 +13,8 @@ Measures, on this machine:
     DecimalNumber, faded in and re-added, against ours (MatrixGrid, glyph-set numbers, Appear);
   - the encode floor: re-encoding a clip's own frames alone (decode+encode minus decode);
   - --dry-run per clip (start-up included) and an unchanged re-render of the chapter;
+  - a still of each clip's last step at 1080p (start-up included); --only dry --against DIR
+    runs the same commands in another checkout DIR (an older commit) in turn with ours;
   - peak memory (max RSS of the render and its children);
   - holds before/after (scenes/pipeline/holds.py): each clip rendered with Manim's per-frame
     holds (HOLDS_MODE=frames) and with ours, one after the other in every repeat;
@@ -39,16 +42,17 @@ PY = sys.executable
 sys.path.insert(0, str(ROOT))
 from scenes.pipeline.registry import specs  # noqa: E402
 import caches  # noqa: E402  (bench/caches.py)
+import dry  # noqa: E402  (bench/dry.py)
 
 CLIPS = list(specs())
 FIRST = CLIPS[0]          # the encode floor and the naive baseline use the chapter's first clip
 
 
-def timed(cmd, env=None, cpu=False):
+def timed(cmd, env=None, cpu=False, cwd=ROOT):
     """Wall seconds and peak RSS (MiB, the process and its children) of one command
     (and, with cpu=True, its user+system CPU seconds); env: variables added to ours."""
     start = time.monotonic()
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             env={**os.environ, **(env or {})})
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.monotonic() - start
@@ -165,12 +169,8 @@ def holds_before_after(clips, quality, repeats, scratch):
 
 
 def dry_runs(repeats, scratch):
-    out = {}
-    for clip in CLIPS:
-        walls = [timed([PY, "render.py", clip, "--dry-run", "--out", str(scratch / "dry")])[0]
-                 for _ in range(repeats)]
-        out[clip] = summary(walls)
-    return out
+    found = dry.dry_and_still(CLIPS, repeats, scratch, timed, summary, stills=False)
+    return {clip: f["wall"] for clip, f in found["dry"].items()}
 
 
 def only_caches(args, scratch):
@@ -199,12 +199,13 @@ def main():
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--qualities", default="low,high")
     parser.add_argument("--out", default=str(ROOT / "bench" / "results.json"))
-    parser.add_argument("--only", choices=["holds", "textcache", "frames"],
+    parser.add_argument("--only", choices=["holds", "textcache", "frames", "dry"],
                         help="only that measurement, written into --out beside the other figures")
     parser.add_argument("--still", default="causal-mask:2", help="CLIP:STEP of the textcache still")
     parser.add_argument("--frames", default="implementation,exercises", help="clips for --only frames")
     parser.add_argument("--holds", default="weighted-average,causal-mask", help="clips for the holds before/after")
     parser.add_argument("--quality", default="high", help="quality of the holds before/after")
+    parser.add_argument("--against", default=None, help="--only dry: a checkout timed in turn with ours")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     scratch = Path(tempfile.mkdtemp(prefix="bench-"))
@@ -216,6 +217,14 @@ def main():
                               "repeats": args.repeats, **part}
         path.write_text(json.dumps(results, indent=1) + "\n")
         print(json.dumps(results[args.only], indent=1))
+        return
+    if args.only == "dry":
+        try:
+            found = dry.dry_and_still(CLIPS, args.repeats, scratch, timed, summary, against=args.against)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        dry.write(Path(args.out), found, {"date": datetime.date.today().isoformat(), "machine": machine(),
+                                          "repeats": args.repeats, "against": args.against})
         return
     if args.only == "holds":
         try:

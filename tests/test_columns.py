@@ -1,4 +1,4 @@
-"""The kit's tables and text grids (scenes/kit/columns.py, blocks.text_grid, blocks.share): columns
+"""The kit's tables and text grids (scenes/kit/columns.py, MatrixGrid texts=, blocks.share): columns
 as wide as their widest cell and aligned as asked, rules and bands that follow a scaled table,
 fractions recorded in their cells with their marks, two blocks sharing an area's width."""
 from types import SimpleNamespace
@@ -8,8 +8,9 @@ import pytest
 from manim import LEFT, ORIGIN, RIGHT, Rectangle
 
 from contract import structure_problems
-from scenes.kit.blocks import share, text_grid
+from scenes.kit.blocks import share
 from scenes.kit.columns import Table
+from scenes.kit.grids import MatrixGrid
 from scenes.kit.layout import snapshot
 from scenes.kit.numbers import NumberBook
 from scenes.kit.page import Area
@@ -47,8 +48,8 @@ def fractions(book):
     texts = [[book.index("f.num[0][0]", 1), book.index("f.num[0][1]", 0)],
              [book.compose("{}/{}", book.index("f.num[1][0]", 1), book.index("f.den[1][0]", 2)),
               book.compose("{}/{}", book.index("f.num[1][1]", 1), book.index("f.den[1][1]", 2))]]
-    return text_grid(book, "f.frac", texts, [[1.0, 0.0], [0.5, 0.5]], hidden=[[False, True], [False, False]],
-                     heat="weights", header="softmax")
+    return MatrixGrid(book, "f.frac", [[1.0, 0.0], [0.5, 0.5]], texts=texts, hidden=[[False, True], [False, False]],
+                      heat="weights", header="softmax")
 
 
 def layout(book, *mobs):

@@ -186,30 +186,6 @@ def batches(mobs: Sequence[Mobject], width: float, height: float, buff: float,
     return out + [run]
 
 
-class _TextBook:
-    """The book, drawing given texts where a grid draws its numbers (text_grid)."""
-
-    def __init__(self, book: NumberBook, texts) -> None:
-        self.book, self.texts = book, texts
-
-    def num(self, label: str, value, decimals: int = 4, color: str = style.TEXT,
-            size: float = style.NUMBER_SIZE, place: dict | None = None) -> Mobject:
-        mob = self.book.text(self.texts[place["row"]][place["col"]], color=color, size=size,
-                             font=style.NUMBER_FONT, place=place)
-        self.book.meta[id(mob)]["label"] = label      # named as a grid entry, name[i][j]
-        return mob
-
-    def __getattr__(self, name: str):
-        return getattr(self.book, name)
-
-
-def text_grid(book: NumberBook, name: str, texts, values, **options) -> MatrixGrid:
-    """A MatrixGrid whose entries are texts the book made (a weight as the fraction "1/3"),
-    each recorded in its cell as name[i][j]; `values` give the cells their heat and marks
-    (options: MatrixGrid's)."""
-    return MatrixGrid(_TextBook(book, texts), name, values, **options)
-
-
 def share(left: Mobject, right: Mobject, area: "Area", split: float = 0.5, most: tuple = (1.0, 1.0),
           gap: float = 0.6, edge=UP) -> VGroup:
     """Two blocks beside each other in the area: the first scaled into `split` of its width, the

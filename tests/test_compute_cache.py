@@ -62,6 +62,12 @@ def test_the_key_follows_arguments_source_packages_and_processor(monkeypatch):
         monkeypatch.undo()
     stored.environment.cache_clear()
     assert stored.key(fn, base, ("torch",)) == first
+    import torch  # noqa: F401  (more references to shared constants: the key must not follow them)
+    code = ("import sys; sys.path.insert(0, %r)\n"
+            "from scenes.compute import implementation as c, stored\n"
+            "print(stored.key(c.sdpa_check.uncached, %r, ('torch',)))\n") % (str(ROOT), base)
+    other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert other.stdout.strip() == stored.key(fn, base, ("torch",)) == first     # the same in every process
 
 
 def test_a_function_or_constant_replaced_at_run_time_is_another_key(folder, monkeypatch):

@@ -21,7 +21,6 @@ import functools
 import hashlib
 import importlib.metadata
 import json
-import marshal
 import os
 import platform
 import sys
@@ -79,10 +78,26 @@ def functions(module: Any) -> str:
     h = hashlib.sha256()
     for name, value in sorted(vars(module).items()):
         if isinstance(value, types.FunctionType):
-            h.update(name.encode() + b"\0" + marshal.dumps(value.__code__) + b"\0")
+            h.update(name.encode() + b"\0" + code_text(value.__code__).encode() + b"\0")
         elif isinstance(value, (int, float, str, bool, tuple, type(None))):
             h.update(name.encode() + b"\0" + repr(value).encode() + b"\0")
     return h.hexdigest()
+
+
+def code_text(code: types.CodeType) -> str:
+    """A code object as text that is the same in every process (marshal's bytes are not: they
+    flag objects by their reference counts): its bytecode, names and constants."""
+    def const(c: Any) -> str:
+        if isinstance(c, types.CodeType):
+            return code_text(c)
+        if isinstance(c, (tuple, frozenset)):
+            items = [const(x) for x in c]
+            items = sorted(items) if isinstance(c, frozenset) else items
+            return type(c).__name__ + "(" + ",".join(items) + ")"
+        return repr(c)
+    return "|".join([code.co_code.hex(), repr(code.co_names), repr(code.co_varnames), repr(code.co_freevars),
+                     repr(code.co_cellvars), str(code.co_argcount), str(code.co_kwonlyargcount),
+                     ",".join(const(c) for c in code.co_consts)])
 
 
 FIELDS = {"tuple": tuple, "float": float, "int": int, "str": str, "bool": bool}   # what a field may be

@@ -3,7 +3,9 @@ the layouts taken at each derivation's widest moment (derive.watch()).
 
     built, moments = watched(clip, inputs)        # build with the moments recorded
     derivation_problems(manifest, deps)           # each expression shows the sources the oracle gives
-    moment_problems(clip, inputs, manifest, moments, deps)   # the contract mid-motion
+    moment_problems(manifest, moments, expected, deps=deps)   # the contract mid-motion
+    built, moments, problems = derived(clip, inputs, oracle(inputs), deps)   # both, and the frames
+    made(built)                                   # label -> its derivation record
 
 deps(label) is the clip test's own oracle of what a label is computed from (index rules written
 in the test, never scenes.compute).
@@ -11,7 +13,7 @@ in the test, never scenes.compute).
 import os
 
 from conftest import build
-from contract import layout_problems, precision_problems, structure_problems
+from contract import layout_problems, oracle_problems, precision_problems, structure_problems
 from scenes.kit import derive
 
 # Generated inputs per clip whose derivations are checked mid-motion in the suite (DERIVE_CASES=8
@@ -48,6 +50,21 @@ def watched(clip, inputs, lang="zh", shared=False):
 
 def derivations(manifest):
     return [r for r in manifest["numbers"] if "derivation" in r]
+
+
+def made(built):
+    """label -> its derivation record, for every number the build makes on screen."""
+    return {r["label"]: r["derivation"] for r in derivations(built.manifest())}
+
+
+def derived(clip, inputs, expected, deps, lang="zh", shared=False, names=None, marks=None):
+    """(built, moments, problems): the build with its moments (watched), and every problem of its
+    derivations (sources, the contract mid-motion) and of its last frames against `expected`
+    (the clip test's oracle); names and marks as the contract's structure check takes them."""
+    built, moments = watched(clip, inputs, lang, shared)
+    m = built.manifest()
+    problems = derivation_problems(m, deps) + moment_problems(m, moments, expected, names, marks, deps)
+    return built, moments, problems + layout_problems(m) + oracle_problems(m["numbers"], expected)
 
 
 def derivation_problems(manifest, deps):

@@ -16,12 +16,12 @@ import numpy as np
 import pytest
 import torch
 
-from conftest import build, inputs_for
-from contract import layout_problems, oracle_problems
-from derivations import case_inputs, cases, derivation_problems, moment_problems, watched
+from conftest import inputs_for
+from derivations import case_inputs, cases, made
+from derivations import derived as check_derived
 from scenes.compute import dropout as compute
 from scenes.compute.provenance import Source, inputs_of
-from test_dropout import CHECKPOINTS, SHOWN, oracle, sampled
+from dropout_oracle import CHECKPOINTS, SHOWN, oracle, sampled
 
 CLIP = "dropout"
 
@@ -179,14 +179,7 @@ def deps_of(inputs):
 
 
 def derived(inputs, lang="zh"):
-    built, moments = watched(CLIP, inputs, lang)
-    m, deps = built.manifest(), deps_of(inputs)
-    problems = derivation_problems(m, deps) + moment_problems(m, moments, oracle(inputs), deps=deps)
-    return built, moments, problems + layout_problems(m) + oracle_problems(m["numbers"], oracle(inputs))
-
-
-def made(built):
-    return {r["label"]: r["derivation"] for r in built.manifest()["numbers"] if "derivation" in r}
+    return check_derived(CLIP, inputs, oracle(inputs), deps_of(inputs), lang)
 
 
 def test_the_book_default_makes_one_kept_entry_its_row_sum_and_an_expectation():

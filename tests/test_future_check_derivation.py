@@ -16,8 +16,8 @@ import pytest
 import torch
 
 from conftest import inputs_for
-from contract import layout_problems, oracle_problems
-from derivations import case_inputs, cases, derivation_problems, moment_problems, watched
+from derivations import case_inputs, cases, made
+from derivations import derived as check_derived
 from scenes.clips import future_check as clip_module
 from scenes.compute import future as compute
 from scenes.compute.provenance import Source, inputs_of
@@ -119,15 +119,7 @@ def test_a_wrong_dependency_is_caught():
 
 # ---------------------------------------------------------------- the derivation
 def derived(inputs, lang="zh"):
-    built, moments = watched(CLIP, inputs, lang)
-    m, deps = built.manifest(), index_deps(inputs)
-    problems = derivation_problems(m, lambda label: deps[label])
-    problems += moment_problems(m, moments, oracle(inputs), deps=lambda label: deps[label])
-    return built, moments, problems + layout_problems(m) + oracle_problems(m["numbers"], oracle(inputs))
-
-
-def made(built):
-    return {r["label"]: r["derivation"] for r in built.manifest()["numbers"] if "derivation" in r}
+    return check_derived(CLIP, inputs, oracle(inputs), index_deps(inputs).__getitem__, lang)
 
 
 def test_the_book_default_makes_the_prefix_difference_from_the_two_outputs():

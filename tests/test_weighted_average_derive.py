@@ -14,8 +14,8 @@ import torch
 import torch.nn.functional as F
 
 from conftest import inputs_for
-from contract import layout_problems, oracle_problems
-from derivations import SEEDS, derivation_problems, moment_problems, watched
+from derivations import SEEDS, made
+from derivations import derived as check_derived
 from test_weighted_average import CLIP, oracle
 
 
@@ -132,22 +132,19 @@ def deps_of(inputs):
 
 def derived(inputs, lang="zh", shared=False):
     """shared: the session's build of these inputs (tests/shared_builds.py)."""
-    built, moments = watched(CLIP, inputs, lang, shared)
-    m, deps = built.manifest(), deps_of(inputs)
-    problems = derivation_problems(m, deps) + moment_problems(m, moments, oracle(inputs), deps=deps)
-    return built, moments, problems + layout_problems(m) + oracle_problems(m["numbers"], oracle(inputs))
+    return check_derived(CLIP, inputs, oracle(inputs), deps_of(inputs), lang, shared)
 
 
 def test_the_book_example_makes_a_score_a_weight_and_z():
     built, moments, problems = derived(inputs_for(CLIP))
     assert problems == []
-    made = {r["label"]: r["derivation"] for r in built.manifest()["numbers"] if "derivation" in r}
-    assert {k: d["expression"] for k, d in made.items()} == {
+    shown = made(built)
+    assert {k: d["expression"] for k, d in shown.items()} == {
         "scores[0][0]": "0 · 1 + 1 · 0 = 0", "exps[0][0]": "exp(0) = 1.0000",
         "weights[0][0]": "1.0000 / 6.4366 = 0.1554",
         "output[0][0]": "0.1554 · 1 + 0.4223 · 0 + 0.4223 · 1 = 0.5777"}
-    assert all(d["where"] == "page" for d in made.values())
-    assert [m["label"] for m in moments] == list(made)
+    assert all(d["where"] == "page" for d in shown.values())
+    assert [m["label"] for m in moments] == list(shown)
     assert "以 x0 为例" in built.scene.narration[2] and "权重是 0.1554" in built.scene.narration[4]
     assert "第一个分量 0.5777" in built.scene.narration[5]
 
@@ -165,8 +162,8 @@ def test_derivations_show_their_sources_and_keep_the_contract_mid_motion(case):
 def test_a_shortened_mix_keeps_the_heaviest_weights():
     """Eight rows, nearly all the weight on x5: the sum left shorter still shows the term that makes z."""
     built, _, problems = derived(inputs_for(CLIP, x="1 0; 0 1; 1 1; 0.5 0.5; -1 0; 100 100; 0 -1; 2 2", query=5))
-    made = built.value("output[0][0]")["derivation"]
-    assert problems == [] and made["shorter"] and made["expression"].startswith("1.0000 · 100 + ")
+    d = built.value("output[0][0]")["derivation"]
+    assert problems == [] and d["shorter"] and d["expression"].startswith("1.0000 · 100 + ")
 
 
 def test_planted_wrong_source_and_value_are_caught(monkeypatch):
@@ -210,10 +207,10 @@ def test_without_a_band_the_caption_line_is_used_else_the_derivation_is_left_out
     for module in (parts, clip):
         monkeypatch.setattr(module, "reserve", lambda book, group, band, width=None, buff=0.4: None)
     built, moments, problems = derived(inputs_for(CLIP))
-    made = [r["derivation"] for r in built.manifest()["numbers"] if "derivation" in r]
-    assert problems == [] and len(moments) == 4 and {d["where"] for d in made} == {"caption line"}
+    ds = list(made(built).values())
+    assert problems == [] and len(moments) == 4 and {d["where"] for d in ds} == {"caption line"}
     monkeypatch.setattr(parts.derive, "strip", lambda scene, page, made: None)
     built, moments, problems = derived(inputs_for(CLIP))
-    made = [r["derivation"] for r in built.manifest()["numbers"] if "derivation" in r]
-    assert problems == [] and moments == [] and {d["skipped"] for d in made} == {"no room"} and len(made) == 4
+    ds = list(made(built).values())
+    assert problems == [] and moments == [] and {d["skipped"] for d in ds} == {"no room"} and len(ds) == 4
     assert "以 x0 为例" not in built.scene.narration[2]

@@ -115,3 +115,18 @@ def test_every_clip_runs_its_contract_cases(clip):
     assert all(c is not None and c.__qualname__.startswith("contract_cases.") for c in cases), \
         f"{module.__name__} lacks: test_presets_keep_the_contract, test_generated_inputs_keep_the_contract = " \
         f"contract_cases({clip!r})"
+
+
+@pytest.mark.parametrize("clip", list(specs()))
+def test_the_contract_reads_every_rule_the_clips_oracle_module_has(clip):
+    """The contract reads oracle, legal_inputs, marks and axis_names from the clip's test module
+    and skips marks or names it lacks: where the rules live in tests/<module>_oracle.py, each one
+    there must be re-exported (a split that forgot marks would pass with no mark checked)."""
+    module = clip_tests(clip)
+    try:
+        rules = importlib.import_module(module.__name__.removeprefix("test_") + "_oracle")
+    except ModuleNotFoundError:
+        return
+    for name in ("oracle", "legal_inputs", "marks", "axis_names"):
+        if hasattr(rules, name):
+            assert getattr(module, name, None) is getattr(rules, name), f"{module.__name__} lacks {name}"

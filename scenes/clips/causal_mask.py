@@ -56,7 +56,7 @@ class CausalMask(ClipScene):
             Option('no-causal', 'no mask', flag=True),
             Option('diagonal', 'triu diagonal: 1 keeps the diagonal, 0 masks it too'),
             Option('cached', 'positions already in the cache'),
-            Option('tokens', 'one label per key'),
+            Option('tokens', 'one label per key, separated by spaces'),
             Option('delta', 'causality check: added to the last row of K and V'),
             Option('cache-view', 'cached positions drawn in the cache view when --cached is 0'),
         ),

@@ -80,7 +80,7 @@ class ScoreGrid(ClipScene):
             Option('k', 'K directly'),
             Option('v', 'V directly'),
             Option('seed', 'seed of the sampled variance step (numpy default_rng)'),
-            Option('tokens', 'one label per row'),
+            Option('tokens', 'one label per row, separated by spaces'),
         ),
     )
     section_scaling, title_scaling = "4.3", "缩放因子来自点积的方差"

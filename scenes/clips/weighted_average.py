@@ -43,7 +43,7 @@ class WeightedAverage(ClipScene):
         options=(
             Option('x', "input rows, e.g. '1 0; 0 1; 1 1' (2-8 rows)"),
             Option('query', 'index of the query row'),
-            Option('tokens', 'one label per row'),
+            Option('tokens', 'one label per row, separated by spaces'),
         ),
     )
 

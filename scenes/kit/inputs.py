@@ -135,7 +135,8 @@ def tokens(value: object, count: int, field: str = "tokens") -> list[str] | None
     labels = list(raw) if isinstance(raw, (list, tuple)) else raw.split()
     whole = raw if isinstance(raw, str) else " ".join(map(str, raw))
     if len(labels) != count:
-        raise InputError(field, whole, f"needs one label per row: {count} labels, got {len(labels)}")
+        raise InputError(field, whole,
+                         f"needs one label per row, separated by spaces: {count} labels, got {len(labels)}")
     for t in labels:
         if len(str(t)) > MAX_TOKEN or not str(t).isprintable():
             raise InputError(field, whole, f"each label: at most {MAX_TOKEN} printable characters")

@@ -26,14 +26,14 @@ def cases(presets):
     return [("preset", p) for p in presets] + [("seed", s) for s in SEEDS]
 
 
-def case_inputs(clip, kind, case, preset_lang="zh"):
-    """(inputs, lang) of one case: a preset in `preset_lang`, a generated input (seed 100 + n)
-    in English every other one."""
+def case_inputs(clip, kind, case, preset_lang="zh", base=100):
+    """(inputs, lang) of one case: a preset in `preset_lang` ("default": the clip's defaults), a
+    generated input (seed base + n) in English every other one."""
     from conftest import inputs_for
     from test_contract import generated
     if kind == "preset":
-        return inputs_for(clip, case), preset_lang
-    return generated(clip, 100 + case)[1], "en" if case % 2 else "zh"
+        return inputs_for(clip, None if case == "default" else case), preset_lang
+    return generated(clip, base + case)[1], "en" if case % 2 else "zh"
 
 
 def watched(clip, inputs, lang="zh", shared=False):

@@ -9,11 +9,10 @@ import torch.nn.functional as F
 
 from conftest import inputs_for
 from contract import layout_problems, oracle_problems
-from derivations import flow_problems, moment_problems, size_sources, watched
+from derivations import case_inputs, flow_problems, moment_problems, size_sources, watched
 from exercises_oracle import SCORE_X, marks, masked_softmax, oracle
 from scenes.compute import exercises as compute
 from scenes.compute.provenance import Source
-from test_contract import generated
 
 
 def at(name, idx):
@@ -103,10 +102,7 @@ def derived(inputs, lang="zh", shared=False):
 def derived_case(case):
     """derived() of one case, once a module (the book's answers read the default's); the planted
     tests call derived() under their changes."""
-    if isinstance(case, int):
-        inputs, lang = generated("exercises", 400 + case)[1], "en" if case % 2 else "zh"
-    else:
-        inputs, lang = inputs_for("exercises", None if case == "default" else case), "zh"
+    inputs, lang = case_inputs("exercises", "seed" if isinstance(case, int) else "preset", case, base=400)
     return derived(inputs, lang, shared=True)
 
 

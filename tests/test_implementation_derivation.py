@@ -7,12 +7,11 @@ import torch
 import torch.nn.functional as F
 
 from conftest import inputs_for
-from derivations import flow_problems, size_sources, watched
+from derivations import case_inputs, flow_problems, size_sources, watched
 from implementation_oracle import CODE, CONTEXT, listing_oracle
 from scenes.compute import implementation as compute
 from scenes.compute.provenance import Source
 from scenes.kit.anim import Appear
-from test_contract import generated
 
 
 def zeros(*size):
@@ -66,10 +65,7 @@ def flow_case(inputs, lang="zh", shared=False):
 def flow_of(case):
     """flow_case() of one case, once a module (the book's shapes read the default's); the planted
     tests call flow_case() under their changes."""
-    if isinstance(case, int):
-        inputs, lang = generated("implementation", 300 + case)[1], "en" if case % 2 else "zh"
-    else:
-        inputs, lang = inputs_for("implementation", None if case == "default" else case), "zh"
+    inputs, lang = case_inputs("implementation", "seed" if isinstance(case, int) else "preset", case, base=300)
     return flow_case(inputs, lang, shared=True)
 
 

@@ -128,12 +128,6 @@ def arrow(book: NumberBook) -> Mobject:
     return book.label("→", size=style.TITLE_SIZE, color=style.MUTED)
 
 
-def left_edge(*mobs: Mobject) -> None:
-    """Line up the left edges of stacked blocks."""
-    for m in mobs[1:]:
-        m.align_to(mobs[0], LEFT)
-
-
 class RowNames(VGroup):
     """Row labels for a grid that needs them only when it stands alone or below another."""
 

@@ -2,7 +2,6 @@
 frames Manim draws, pixel for pixel (fades, moves, a morph, strokes, a mobject without points,
 two frame sizes), and a real mp4 decodes to the same frames. Planted keys (no context matrix;
 the mobject instead of its points) show that the comparison fails."""
-import os
 import sys
 from pathlib import Path
 

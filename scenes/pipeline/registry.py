@@ -21,7 +21,7 @@ import re
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from scenes.kit.clip import Clip, Option  # noqa: F401  (declared in the kit; the clips import them here too)
 

@@ -5,7 +5,7 @@ from manim import DOWN, LEFT, ORIGIN, RIGHT, UP, VGroup, Write
 from scenes.clips.causal_mask_five import five_steps
 from scenes.clips.causal_mask_parts import (AREA, cache_grids, check_fits, column, diagonal_words, formula,
                                             grid, mask_case, mask_say, route_grids, route_note, route_say,
-                                            route_words, said, SHORT, shrink_key, shrink_words)
+                                            route_words, said, shrink_key, shrink_words)
 from scenes.clips.causal_mask_check import changed_inputs, check_note, check_say
 from scenes.clips.causal_mask_words import CACHE, CHECK, DIAGONAL_HEAD, MASK, ROUTE, ROUTE_NONE, VERDICT
 from scenes.compute import masking as compute, provenance
@@ -79,8 +79,8 @@ class CausalMask(ClipScene):
                         else book.compose("q{}", book.index(f"query[{n}]", self.called[n]))
                         for n, p in enumerate(r.positions)]
         # on grids long tokens are cut short, so that columns keep their width
-        self.key_names = [book.abbreviated(t, SHORT) for t in tokens] if tokens else self.keys
-        self.query_names = ([book.abbreviated(tokens[p], SHORT) for p in r.positions] if tokens and r.aligned
+        self.key_names = [book.abbreviated(t, style.LABEL_CUT) for t in tokens] if tokens else self.keys
+        self.query_names = ([book.abbreviated(tokens[p], style.LABEL_CUT) for p in r.positions] if tokens and r.aligned
                             else self.queries)
         return r
 

@@ -19,7 +19,6 @@ from scenes.kit.page import Area, arrange, phrase
 
 AREA = Area(width=13.0, height=5.6, most=1.35)   # a step's board; small layouts grow at most 1.35x
 NARROW = 4             # a query or output at most this wide is written out in a line
-SHORT = 8              # token labels on grids: at most this many half-widths, then "…"
 
 
 def grid(book: NumberBook, name, values, decimals: int = 4, **kw) -> MatrixGrid:

@@ -3,7 +3,7 @@ Q, K, V projections, the QK^T grid and why the scores are divided by sqrt(d_k)."
 import numpy as np
 from manim import DOWN, RIGHT, UL, UP, FadeIn, LaggedStart, VGroup, Write
 
-from scenes.clips.score_grid_parts import (AREA, FULL_SCALE, MIN_SCALE, SHORT_NAME, WIDTH, axis_names, falk,
+from scenes.clips.score_grid_parts import (AREA, FULL_SCALE, MIN_SCALE, WIDTH, axis_names, falk,
                                            first_cell, first_scaled, grid_decimals, labelled_grid, lit_from,
                                            make_scaled, projection_block, role_grid, shape_rule, show_block,
                                            variance_table)
@@ -172,7 +172,7 @@ class ScoreGrid(ClipScene):
     def columns(self):
         """Whole key names, and abbreviated ones when some are long."""
         return [[self.book.label(n, color=style.KEY, size=style.LABEL_SIZE) for n in names]
-                for names in abbreviations(self.book, self.k_names, SHORT_NAME)]
+                for names in abbreviations(self.book, self.k_names, style.LABEL_CUT)]
 
     def fill_scores(self):
         r, book = self.result, self.book

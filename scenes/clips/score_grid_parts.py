@@ -20,7 +20,6 @@ from scenes.kit.page import Area
 
 MIN_SCALE = 0.6      # keeps every number above the contract's least height
 FULL_SCALE = 0.8     # below this, long column labels are abbreviated (the rows keep them whole)
-SHORT_NAME = 7       # an abbreviated column label: this many half-widths, the ellipsis included
 SHORT = 7            # a grid's numbers aim at this many characters (fewer decimals when large)
 WIDTH = 13.2         # the width a drawing may take
 AREA = Area(WIDTH)

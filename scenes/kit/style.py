@@ -42,6 +42,7 @@ MIN_CELL_W, MIN_CELL_H = 0.75, 0.52   # small numbers still get a readable cell
 LEGIBLE_H = 0.15
 READABLE_H = 0.17
 PREFER = 1.1
+LABEL_CUT = 7                # a token label on a grid: at most this many half-widths, "…" included
 PAGE_WIDTH = 13.0            # the width a page may take
 
 STEP_PAUSE = 1.0             # the lecturer's pause at the end of each step (s)

@@ -162,6 +162,7 @@ def structure_problems(manifest, expected=None, names=None, marks=None):
                 if want is not None and it["text"] != want and not cut:
                     out.append(f"step {n}: {along} {maths.get(it['index'])} of {grid} is labelled "
                                f"{it['text']!r}, the oracle names it {want!r}")
+        out += _zoom_problems(n, st["items"])
         cell_of = {it["label"]: it for cells in entries.values() for it in cells}
         shown = {it["label"]: it for it in st["items"] if it["kind"] == "number"}
         for it in st["items"]:
@@ -189,13 +190,33 @@ def structure_problems(manifest, expected=None, names=None, marks=None):
     return out
 
 
+ENTRY = re.compile(r"^(.*)\[(\d+)\]\[(\d+)\]$")
+
+
+def _zoom_problems(n, items):
+    """A zoomed copy (items marked `zoom_of`, kit/zoom.py) is entries of that grid, all from one
+    of its rows or one of its columns, each drawn once."""
+    copies = [it for it in items if "zoom_of" in it]
+    found = [ENTRY.match(it["label"]) for it in copies]
+    out = [f"step {n}: {it['label']} is marked a copy of {it['zoom_of']} but is not its entry"
+           for it, m in zip(copies, found) if m is None or m[1] != it["zoom_of"]]
+    cells = {(m[1], int(m[2]), int(m[3])) for m in found if m}
+    if cells and len({(g, i) for g, i, _ in cells}) > 1 and len({(g, j) for g, _, j in cells}) > 1:
+        out.append(f"step {n}: the zoomed copy is neither one row nor one column: {sorted(cells)[:4]}")
+    labels = [it["label"] for it in items if it["kind"] == "number"]
+    out += [f"step {n}: {it['label']} is drawn twice beside its zoomed copy" for it in copies
+            if labels.count(it["label"]) > 1]
+    return out
+
+
 def coverage(records, expected):
     checked = sum(rec["label"] in expected for rec in records)
     return checked / len(records) if records else 1.0
 
 
 def user_problems(manifest, inputs):
-    """Each user text on screen is the user's own: a token of its option, or its start and "…"."""
+    """Each user text on screen is the user's own: a token of its option, or its start and "…"
+    with the whole token kept as the item's `full` (a whole token lists no `full`)."""
     out = []
     for st in manifest["layout"]:
         for it in st["items"]:
@@ -206,4 +227,9 @@ def user_problems(manifest, inputs):
                 cut = text.endswith("…") and any(t.startswith(text[:-1]) for t in given)
                 if not (whole or cut):
                     out.append(f"step {st['step']}: {text!r} is drawn as user text but is not in --{source}")
+                full = it.get("full")
+                if cut and not whole and not (full in given and full.startswith(text[:-1])):
+                    out.append(f"step {st['step']}: {text!r} is cut, but its full text {full!r} is not the token")
+            if "full" in it and not it["text"].endswith("…"):
+                out.append(f"step {st['step']}: {it['text']!r} is whole but lists full {it['full']!r}")
     return out

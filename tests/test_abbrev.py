@@ -4,9 +4,11 @@ NumberBook.abbreviated, one width rule for every clip)."""
 import pytest
 
 from conftest import build, inputs_for
+from contract import user_problems
 from scenes.kit.numbers import NumberBook, half_widths
 
 TOKENS = ["Transformers", "自注意力机制很重要", "x", "因果掩码", "abcdefghijkl", "seq"]
+WIDTH = 7         # the rule: a cut label is at most 7 half-widths, "…" included, in every clip
 
 
 def abbreviated_items(manifest):
@@ -34,28 +36,29 @@ def full_problems(manifest, tokens, width):
 
 
 CASES = {
-    "causal-mask": (dict(tokens=" ".join(TOKENS[:3])), 8),       # the book's three rows
-    "score-grid": (dict(q="1 0; 0 1; 1 1; 2 0; 0 2; 1 2", k="1 0; 0 1; 1 1; 2 0; 0 2; 1 2",
-                        tokens=" ".join(TOKENS)), 7),
+    "causal-mask": dict(tokens=" ".join(TOKENS[:3])),       # the book's three rows
+    "score-grid": dict(q="1 0; 0 1; 1 1; 2 0; 0 2; 1 2", k="1 0; 0 1; 1 1; 2 0; 0 2; 1 2",
+                       tokens=" ".join(TOKENS)),
 }
 
 
 @pytest.mark.parametrize("clip", sorted(CASES))
 def test_abbreviated_labels_keep_the_token(clip):
-    given, width = CASES[clip]
-    m = build(clip, inputs_for(clip, **given)).manifest()
-    assert full_problems(m, TOKENS, width) == []
+    m = build(clip, inputs_for(clip, **CASES[clip])).manifest()
+    assert full_problems(m, TOKENS, WIDTH) == []
 
 
 def test_the_check_fails_on_a_dropped_or_wrong_full_text():
-    """Planted bugs on a real manifest: the full text dropped, or another token's."""
-    given, width = CASES["causal-mask"]
-    m = build("causal-mask", inputs_for("causal-mask", **given)).manifest()
+    """Planted bugs on a real manifest: the full text dropped, or another token's (this file's
+    check, and the contract's user_problems that every contract case runs)."""
+    m = build("causal-mask", inputs_for("causal-mask", **CASES["causal-mask"])).manifest()
     items = abbreviated_items(m)
+    assert user_problems(m, CASES["causal-mask"]) == []
     del items[0]["full"]
-    assert any("full text None" in p for p in full_problems(m, TOKENS, width))
+    assert any("full text None" in p for p in full_problems(m, TOKENS, WIDTH))
+    assert any("full text None is not the token" in p for p in user_problems(m, CASES["causal-mask"]))
     items[0]["full"] = "x"
-    assert any("is not" in p for p in full_problems(m, TOKENS, width))
+    assert any("is not" in p for p in full_problems(m, TOKENS, WIDTH))
 
 
 def test_one_width_rule_for_cjk():

@@ -85,3 +85,17 @@ def test_planted_wrong_row_and_small_copy_are_caught(monkeypatch):
     assert pages[0].caption[0] == "z" and any("tall" in p for p in zoom_problems(shot["items"], ROW))
 
 
+
+
+def test_the_contract_knows_a_zoomed_copy():
+    """structure_problems reads zoom_of: the copy's entries are that grid's, from one row. Planted:
+    an entry of another row slipped into the copy, a copy marked as another grid's."""
+    area = Area(width=13.0, height=2.6)
+    _, shot, _, _ = zoomed_layout(area)
+    m = {"layout": [shot], "frame": frame()}
+    assert structure_problems(m) == []
+    copies = [it for it in shot["items"] if it.get("zoom_of")]
+    copies[3]["label"] = f"scores[{ROW + 1}][3]"
+    assert any("neither one row nor one column" in p for p in structure_problems(m))
+    copies[3]["label"], copies[0]["zoom_of"] = f"scores[{ROW}][3]", "keys"
+    assert any("is not its entry" in p for p in structure_problems(m))

@@ -98,7 +98,15 @@ def _copy(value, memo):
         state = new.__dict__
         state.update(value.__dict__)
         for k, v in state.items():
-            if type(v) not in ATOMS:
+            t = type(v)
+            if t in ATOMS:
+                continue
+            if t is np.ndarray and v.dtype != object:       # the common case, without the call
+                found = memo.get(id(v), MISSING)
+                if found is MISSING:
+                    found = memo[id(v)] = v.copy(order="K")
+                state[k] = found
+            else:
                 state[k] = _copy(v, memo)
         if kind is not ManimColor:
             new.original_id = str(id(value))

@@ -192,10 +192,8 @@ def test_planted_wrong_source_and_value_are_caught(monkeypatch):
 
 def test_planted_expression_without_room_is_caught(monkeypatch):
     """A band the page never laid out: the expression lands on the page's numbers mid-motion."""
-    from scenes.clips import weighted_average as clip, weighted_average_parts as parts
-    unplaced = lambda book, group, band, width=None, buff=0.4: band
-    monkeypatch.setattr(parts, "reserve", unplaced)
-    monkeypatch.setattr(clip, "reserve", unplaced)
+    from scenes.kit import boards
+    monkeypatch.setattr(boards, "reserve", lambda book, group, band, width=None, buff=0.4: band)
     _, _, problems = derived(inputs_for(CLIP))
     assert any(p.startswith("mid-motion") and "overlap" in p for p in problems), problems
 
@@ -203,13 +201,12 @@ def test_planted_expression_without_room_is_caught(monkeypatch):
 def test_without_a_band_the_caption_line_is_used_else_the_derivation_is_left_out(monkeypatch):
     """Forced (no legal input was found whose page cannot take the band): the strip by the caption
     line holds the expressions; without it they are left out, as their records and the narration say."""
-    from scenes.clips import weighted_average as clip, weighted_average_parts as parts
-    for module in (parts, clip):
-        monkeypatch.setattr(module, "reserve", lambda book, group, band, width=None, buff=0.4: None)
+    from scenes.kit import boards
+    monkeypatch.setattr(boards, "reserve", lambda book, group, band, width=None, buff=0.4: None)
     built, moments, problems = derived(inputs_for(CLIP))
     ds = list(made(built).values())
     assert problems == [] and len(moments) == 4 and {d["where"] for d in ds} == {"caption line"}
-    monkeypatch.setattr(parts.derive, "strip", lambda scene, page, made: None)
+    monkeypatch.setattr(boards.derive, "strip", lambda scene, page, made: None)
     built, moments, problems = derived(inputs_for(CLIP))
     ds = list(made(built).values())
     assert problems == [] and moments == [] and {d["skipped"] for d in ds} == {"no room"} and len(ds) == 4

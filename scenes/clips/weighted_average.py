@@ -3,29 +3,25 @@
 import numpy as np
 from manim import DOWN, RIGHT, Create, FadeIn, GrowArrow, Mobject, NumberPlane, VGroup, Write, config
 
-from scenes.clips.weighted_average_parts import (GAP, divide_table, first_mix, first_score, first_weight,
-                                                laid_out, places, reserve, softmax_board, softmax_table,
-                                                spoken, weight_bars)
+from scenes.clips.weighted_average_parts import (divide_table, first_mix, first_score, first_weight, places,
+                                                softmax_board, softmax_table, spoken)
 from scenes.clips.weighted_average_words import DIVIDE_CAPTIONS, FAILS, NARRATION, mix_caption
 from scenes.compute import average as compute
-from scenes.kit import derive, expressions as ex, style
+from scenes.kit import boards, derive, expressions as ex, style
 from scenes.kit.anim import Appear
 from scenes.kit.base import ClipScene
 from scenes.kit.derive import Band
-from scenes.kit.blocks import proxy
 from scenes.kit.grids import MatrixGrid
 from scenes.kit.layout import content_center, fit
 from scenes.kit.made import first_of, make
 from scenes.kit.page import named as slots_in, speak
-from scenes.kit.plane import arrow, place_tags, plane_for
+from scenes.kit.plane import arrow, place_tags
 from scenes.kit.numbers import Shown
 from scenes.kit.inputs import integer, matrix, tokens
 from scenes.kit.clip import Clip, Option
 
 NAME_FITS = 1.1       # a name wider than this is tagged x_j on arrows and column heads
-PLANE_X, TABLE_X = -3.2, 3.6   # the plane left, its table right
 HEAD_SIZE = 34
-SIDE_W = 6.0          # the table beside the plane
 
 
 def rules(raw: dict) -> dict:
@@ -115,13 +111,8 @@ class WeightedAverage(ClipScene):
 
     def place(self, table: Mobject) -> NumberPlane | None:
         """Place the table: alone, or with two components right of the plane (returned, not drawn)."""
-        if not self.planar():
-            fit(table).move_to(content_center())
-            return None
-        r, y = self.result, content_center()[1]
-        plane = plane_for(np.vstack([r.x, r.output[None, :]])).move_to([PLANE_X, y, 0])
-        fit(table, SIDE_W).move_to([TABLE_X, y, 0])
-        return plane
+        r = self.result
+        return boards.beside_plane(table, np.vstack([r.x, r.output[None, :]]) if self.planar() else None)
 
     def planar(self) -> bool:
         return self.result.x.shape[1] == 2
@@ -146,7 +137,7 @@ class WeightedAverage(ClipScene):
         tags = [book.label(self.short(j), color=colors[j], size=style.LABEL_SIZE)
                 for j in range(n_rows)]
         area = (-config.frame_width / 2 + style.FRAME_MARGIN, style.CONTENT_BOTTOM,
-                grid.get_left()[0] - GAP, style.CONTENT_TOP)
+                grid.get_left()[0] - boards.GAP, style.CONTENT_TOP)
         axes = [(axis.get_start(), axis.get_end()) for axis in (plane.x_axis, plane.y_axis)]
         place_tags(tags, [plane.c2p(*r.x[j]) for j in range(n_rows)], area, plane.c2p(0, 0), axes)
         self.play(*[GrowArrow(a) if hasattr(a, "tip") else FadeIn(a) for a in arrows],
@@ -168,7 +159,7 @@ class WeightedAverage(ClipScene):
         made = first_score(book, r, products, scores, products.width + scores.width)
         both = VGroup(VGroup(head, products).arrange(DOWN, buff=0.3), scores).arrange(RIGHT, buff=0.6,
                                                                                       aligned_edge=DOWN)
-        band = laid_out(self, VGroup(both), [made])
+        band = boards.laid_out(self, VGroup(both), [made])
         first = {"key": self.short(0), "score": spoken(book, made.result)} if band else {}
         speak(self, NARRATION["dots"] + (NARRATION["dots.first"] if band else ()), query=query,
               self_score=own, **first)
@@ -211,9 +202,9 @@ class WeightedAverage(ClipScene):
             formula = book.math(r"\alpha_j = \frac{e^{s_j}}{\sum_k e^{s_k}}", size=36)
         self.clear_stage()
         table = softmax_table(book, r, self.names(), self.colors(), self.head)
-        bars = weight_bars(table, r.weights, [style.VALUE])
+        bars = boards.side_bars(table, r.weights, [style.VALUE])
         made = first_weight(book, table)
-        band = laid_out(self, VGroup(formula, VGroup(table, bars)).arrange(DOWN, buff=0.4), made)
+        band = boards.laid_out(self, VGroup(formula, VGroup(table, bars)).arrange(DOWN, buff=0.4), made)
         if band is not None:       # the numbers the sentence says, as the expressions draw them
             (score,), (_, total) = (d.terms() for d in made)
             slots.update(key=self.short(0), **{k: spoken(book, t) for k, t in (
@@ -241,9 +232,9 @@ class WeightedAverage(ClipScene):
         parts = self.grid("parts", r.parts, d, [book.compose("α·{}", self.short(j)) for j in range(len(r.x))])
         total = self.grid("output", r.output[None, :], d, [z], [style.ACCENT])
         table = VGroup(parts, total).arrange(DOWN, buff=0.35, aligned_edge=RIGHT)
-        wide = SIDE_W if self.planar() else None
+        wide = boards.SIDE_W if self.planar() else None
         made = first_mix(book, r, parts, total, wide or max(table.width, ex.LEAST_ROOM))
-        band = reserve(book, side := VGroup(table), Band([made]), wide)
+        band = boards.reserve(book, side := VGroup(table), Band([made]), wide)
         plane = self.place(side)
         band = derive.room(self, VGroup(side, *([plane] if plane is not None else [])), [made], band)
         said = (NARRATION["mix." + case] + (NARRATION["plane"] if self.planar() else ())
@@ -278,7 +269,7 @@ class WeightedAverage(ClipScene):
               rows=size, dim_last=last, dim_rows=rows_axis)
         self.clear_stage()
         n, dg = len(r.x), places(r.gram)
-        heads = self.name_width <= proxy(r.gram, dg, head=False).width / n - GAP    # names fit over columns
+        heads = boards.names_fit_over(self.name_width, r.gram, dg)
         gram = self.grid("gram", r.gram, dg, [self.name(j) if heads else self.short(j) if self.long
                                               else self.keyed(j) for j in range(n)],
                          col_labels=[self.name(j) if heads else self.tag(j) for j in range(n)], heat="scores")

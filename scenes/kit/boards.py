@@ -1,0 +1,235 @@
+"""Boards the page engine arranges, declared rather than searched in a clip: a product drawn as
+Falk's scheme (X left of the products, each W above its own), grids named with their shapes, a
+table of one-column grids that share rows, bars right of a table, a heat grid with its legend,
+the ways a row of blocks may be split over pages, blocks under their tags in a row or the first
+above the rest, and room for a band of derivations under a group.
+
+    block = product(book, q, wq, "Q", "W_Q", style.QUERY)       # W above its product
+    pages = [Page(caption, lambda s: falk(x, [block], s))]
+    ways = splits(grids, width, height, gap, least)            # one board, runs that fit, one each
+    board = row_or_stacked(book, area, blocks, drafts, draw, fallback, need)
+"""
+from __future__ import annotations
+
+from itertools import product as every
+from typing import Any, Callable, Sequence
+
+import numpy as np
+from manim import DOWN, LEFT, RIGHT, UL, UP, LaggedStart, Line, Mobject, NumberPlane, Rectangle, VGroup
+
+from scenes.kit import derive, style
+from scenes.kit.anim import Appear
+from scenes.kit.blocks import batches, proxy
+from scenes.kit.columns import same_columns
+from scenes.kit.derive import Band
+from scenes.kit.expressions import Derivation
+from scenes.kit.grids import MatrixGrid
+from scenes.kit.layout import content_center, content_height, content_width, fit
+from scenes.kit.numbers import NumberBook, Shown
+from scenes.kit.page import Area, Page, drawn
+from scenes.kit.plane import plane_for
+
+GAP = 0.22            # between a table's columns of numbers
+HEAD_GAP = 0.4        # between the heads of a table's columns
+PLANE_X, TABLE_X = -3.2, 3.6   # a plane left of the middle, its table right
+SIDE_W = 6.0          # the width of a table beside a plane
+
+
+# ---------------------------------------------------------------- blocks of a page
+def alone(block: Mobject) -> Callable[[float], VGroup]:
+    """A page's blocks: this one alone (at any scale)."""
+    return lambda s: VGroup(block)
+
+
+def in_row(blocks: Sequence[Mobject], gap: float = 0.6, edge: np.ndarray = UP) -> Callable[[float], VGroup]:
+    """A page's blocks: these side by side, `gap` apart at the page's scale, their `edge`s aligned."""
+    return lambda s: VGroup(*blocks).arrange(RIGHT, buff=gap * s, aligned_edge=edge)
+
+
+def splits(blocks: Sequence[Mobject], width: float, height: float, gap: float,
+           least: float) -> list[list[list[Mobject]]]:
+    """The ways a row of blocks may go over pages, in order: all on one, runs that each fit
+    width x height at `least` (blocks.batches), one block a page."""
+    return [[list(blocks)], batches(blocks, width, height, gap, least), [[b] for b in blocks]]
+
+
+def picked(options: Sequence[Sequence[Page]], pages: Sequence[Page], *axes: Sequence[Any]) -> tuple:
+    """The choices (one per axis, as options.variants was given them) of the option plan() took."""
+    n = next(k for k, option in enumerate(options) if option[0] is pages[0])
+    return list(every(*axes))[n]
+
+
+# ---------------------------------------------------------------- named grids and products
+def name_tag(book: NumberBook, tex: str, name: str, shape: Any, color: str) -> VGroup:
+    """'W_Q [3, 2]': the matrix's name (LaTeX) and its shape, each size recorded."""
+    head = book.math(tex, color=color, size=style.BODY_SIZE)
+    dims = book.label(book.coords(f"{name}.shape", shape), color=color, size=style.LABEL_SIZE)
+    return VGroup(head, dims).arrange(RIGHT, buff=0.15)
+
+
+def named_grid(book: NumberBook, name: str, values: Any, decimals: int, color: str, tex: str,
+               side: np.ndarray = DOWN, **kw: Any) -> VGroup:
+    """A grid drawn in its role's colour with 'name [shape]' beside it (.grid, .tag, .side)."""
+    mob = MatrixGrid(book, name, values, decimals, stroke=color, **kw)
+    tag = name_tag(book, tex, name, values.shape, color).next_to(mob.box_group, side, buff=0.15)
+    group = VGroup(mob, tag)
+    group.grid, group.tag, group.side = mob, tag, side
+    return group
+
+
+def product(w: VGroup, out: VGroup, name: str, w_name: str) -> VGroup:
+    """W above its product (named grids), column over column (.w, .out, .grid, .name, .w_name)."""
+    out.product = True
+    same_columns(w, out)
+    block = VGroup(w, out).arrange(DOWN, buff=0.3)
+    block.w, block.out, block.grid, block.name, block.w_name = w, out, out.grid, name, w_name
+    return block
+
+
+def falk(x: VGroup, blocks: Sequence[VGroup], s: float = 1.0) -> VGroup:
+    """X to the left of the products, each W above its product, X's rows beside theirs."""
+    row = VGroup(*blocks).arrange(RIGHT, buff=0.45 * s, aligned_edge=UP)
+    VGroup(x, row).arrange(RIGHT, buff=0.45 * s)
+    x.shift(UP * (blocks[-1].grid.box_group.get_y() - x.grid.box_group.get_y()))
+    return VGroup(x, *blocks)
+
+
+def show_product(scene: Any, mob: Mobject) -> None:
+    """A product block shows W, then fills its product entry by entry; anything else appears."""
+    if hasattr(mob, "out"):
+        scene.play(Appear(mob.w), run_time=0.5)
+        mob = mob.out
+    if not getattr(mob, "product", False):
+        return scene.play(Appear(mob))
+    scene.play(Appear(mob.tag), Appear(mob.grid.box_group), run_time=0.5)
+    scene.play(LaggedStart(*[Appear(mob.grid.entry(i, j)) for i in range(mob.grid.n_rows)
+                             for j in range(mob.grid.n_cols)], lag_ratio=0.05), run_time=0.8)
+
+
+# ---------------------------------------------------------------- heat grids
+def corner(book: NumberBook, grid: MatrixGrid, across: Shown | str, down: Shown | str,
+           across_color: str, down_color: str) -> VGroup:
+    """What the columns and the rows are ('键 →' over '查询 ↓'), at the grid's top left corner (added)."""
+    mob = VGroup(book.label(across, color=across_color, size=style.LABEL_SIZE),
+                 book.label(down, color=down_color, size=style.LABEL_SIZE))
+    mob.arrange(DOWN, buff=0.08, aligned_edge=RIGHT).next_to(grid.box_group, UL, buff=0.12)
+    grid.add(mob)
+    grid.corner = mob
+    return mob
+
+
+def with_legend(grid: Mobject, tag: Mobject, legend: Mobject, gap: float, s: float = 1.0) -> VGroup:
+    """A grid with its tag under it and its legend to the right, `gap` apart at the page's scale s."""
+    return VGroup(VGroup(grid, tag).arrange(DOWN, buff=0.25 * s), legend).arrange(RIGHT, buff=gap * s)
+
+
+# ---------------------------------------------------------------- a table of columns
+class Columns(VGroup):
+    """One-column grids side by side, sharing rows; a head above each column and, optionally,
+    a Σ row below. columns: (name, values, decimals, head, heat); sums: (name, value, decimals)
+    or None, one per column from the first."""
+
+    def __init__(self, book: NumberBook, columns: Sequence[tuple], row_labels: Sequence[Any],
+                 row_colors: Sequence[str], sums: Sequence[tuple | None] | None = None,
+                 sum_label: Mobject | None = None, sum_color: str = style.ACCENT) -> None:
+        super().__init__()
+        self.grids, self.sums, x = [], [], 0.0
+        for k, (name, values, decimals, header, heat) in enumerate(columns):
+            grid = MatrixGrid(book, name, np.asarray(values, float)[:, None], decimals, heat=heat,
+                              row_labels=None if k else row_labels)
+            wide = header.width + HEAD_GAP > grid.box_group.width + GAP    # the head sets the spacing
+            width = header.width + HEAD_GAP if wide else grid.box_group.width + GAP
+            grid.shift(np.array([x + width / 2, 0, 0]) - grid.box_group.get_top())   # cells, not names
+            header.next_to(grid.box_group, UP, buff=0.15)
+            self.grids.append(grid)
+            self.add(grid, header)
+            x += width
+        for label, color in zip(self.grids[0].row_labels, row_colors):
+            label.set_color(color)
+        for k, spec in enumerate(sums or []):
+            if spec is None:
+                continue
+            name, value, decimals = spec
+            cell = MatrixGrid(book, name, [[value]], decimals)
+            cell.entries[0][0].set_color(sum_color)
+            cell.next_to(self.grids[k].box_group, DOWN, buff=0.12)
+            self.sums.append(cell)
+            self.add(cell)
+        if self.sums and sum_label is not None:
+            self.add(sum_label.next_to(self.sums[0], LEFT, buff=0.15).align_to(
+                self.grids[0].row_labels, RIGHT))
+
+
+def side_bars(table: Columns, values: Sequence[float], colors: Sequence[str], length: float = 2.2) -> VGroup:
+    """A horizontal bar per row right of the table, as long as the row's value (0 to 1), on an axis."""
+    bars = VGroup()
+    left = max(g.box_group.get_right()[0] for g in table.grids) + GAP * 2
+    for i, w in enumerate(values):
+        row = table.grids[-1].boxes[i][0]
+        bar = Rectangle(width=max(float(w), 0.0) * length + 1e-3, height=row.height * 0.6,
+                        fill_color=colors[i % len(colors)], fill_opacity=0.85, stroke_width=0)
+        bars.add(bar.move_to([left, row.get_center()[1], 0], aligned_edge=LEFT))
+    column = table.grids[-1].box_group
+    axis = Line([left, column.get_top()[1], 0], [left, column.get_bottom()[1], 0],
+                stroke_color=style.GRID_LINE, stroke_width=2)
+    return VGroup(axis, bars)
+
+
+def beside_plane(table: Mobject, points: np.ndarray | None) -> NumberPlane | None:
+    """Place the table alone in the content area (points None: nothing to draw on a plane), or
+    right of a plane just big enough for the points (returned, not drawn)."""
+    y = content_center()[1]
+    if points is None:
+        fit(table).move_to(content_center())
+        return None
+    fit(table, SIDE_W).move_to([TABLE_X, y, 0])
+    return plane_for(points).move_to([PLANE_X, y, 0])
+
+
+def names_fit_over(width: float, values: Any, decimals: int) -> bool:
+    """Whether names `width` wide fit over the columns of a grid of these values, GAP apart."""
+    values = np.atleast_2d(values)
+    return width <= proxy(values, decimals, head=False).width / values.shape[1] - GAP
+
+
+# ---------------------------------------------------------------- blocks under their tags
+def row(blocks: Sequence[Mobject], gap: float = 0.5) -> VGroup:
+    """Blocks left to right, their bottoms aligned."""
+    return VGroup(*blocks).arrange(RIGHT, buff=gap, aligned_edge=DOWN)
+
+
+def first_above(blocks: Sequence[Mobject], gap: float = 0.8, buff: float = 0.3) -> VGroup:
+    """The first block above the others, those in a row."""
+    first, *rest = blocks
+    VGroup(first, VGroup(*rest).arrange(RIGHT, buff=gap, aligned_edge=DOWN)).arrange(DOWN, buff=buff)
+    return VGroup(first, *rest)
+
+
+def row_or_stacked(book: NumberBook, area: Area, blocks: Callable[[Sequence[Mobject]], list[VGroup]],
+                   drafts: Sequence[Mobject], draw: Callable[[], Sequence[Mobject]],
+                   fallback: Sequence[Mobject], need: float) -> Mobject:
+    """The board blocks(pieces) makes, placed in the area: in a row while every number reads at
+    `need`, else the first block above the rest, else in a row of `fallback` pieces (drawn as they
+    are). Measured with `drafts` (boxes the size of the drawn pieces: page.drawn), so that draw()
+    records its numbers only for the board chosen."""
+    return drawn(book, area, [(lambda: row(blocks(drafts)), lambda: row(blocks(draw()))),
+                              (lambda: first_above(blocks(drafts)), lambda: first_above(blocks(draw()))),
+                              (lambda: row(blocks(fallback)), lambda: row(blocks(fallback)))],
+                 [need, need, 0.0])
+
+
+# ---------------------------------------------------------------- room for derivations
+def reserve(book: NumberBook, group: VGroup, band: Band, width: float | None = None,
+            buff: float = 0.4) -> Band | None:
+    """Put `band` under the group's pieces when, fitted into width x the content height with it,
+    every number still keeps the contract; else None and the group as it was."""
+    area = Area(content_width() if width is None else width, height=content_height())
+    group.add(band)
+    return derive.on_page(book, group, band, area, lambda: group.arrange(DOWN, buff=buff))
+
+
+def laid_out(scene: Any, group: VGroup, made: Sequence[Derivation]) -> Band | None:
+    """Room for `made`: a band under the group where it keeps the contract (the group then fitted in
+    the content area), else room by the caption line, else none."""
+    band = reserve(scene.book, group, Band(made))
+    return derive.room(scene, fit(group).move_to(content_center()), made, band)

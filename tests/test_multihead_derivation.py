@@ -62,7 +62,7 @@ def test_each_drawn_id_comes_from_where_torch_takes_it(case):
 def test_planted_wrong_provenance_is_caught(monkeypatch):
     """A transposed id said to come from its neighbour's split place; the tracked id's move said to
     come from the neighbour: both are named."""
-    from scenes.clips import multihead as clip
+    from scenes.kit import tensors
     real = compute.drawn_sources
 
     def off_by_one(layouts):
@@ -73,11 +73,11 @@ def test_planted_wrong_provenance_is_caught(monkeypatch):
     problems = provenance_problems(inputs_for("multihead"))
     assert any(p.startswith("transposed[0][1][0][0]: from") for p in problems), problems
     monkeypatch.undo()
-    real_moved = clip.moved
+    real_moved = tensors.moved
 
     def neighbour(book, old, new, n):
         real_moved(book, old, new, n)
         next(r for r in book.records if r["label"] == new.label_of[n])["derivation"]["shows"] = \
             [old.label_of[(n + 1) % len(old.texts)]]
-    monkeypatch.setattr(clip, "moved", neighbour)
+    monkeypatch.setattr(tensors, "moved", neighbour)
     assert any("which it is not made from" in p for p in provenance_problems(inputs_for("multihead")))

@@ -4,19 +4,19 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from scenes.clips.multihead_parts import (NARRATION, TensorView, error_card, info_lines, morph, moved,
-                                          shape_line, wrong_caption)
+from scenes.clips.multihead_parts import NARRATION, wrong_caption
 from scenes.compute import heads as compute
 from scenes.kit import style
-from scenes.kit.anim import Appear, Vanish
+from scenes.kit.anim import Appear
 from scenes.kit.base import ClipScene
+from scenes.kit.cards import error_card
 from scenes.kit.numbers import Shown
 from scenes.kit.inputs import InputError, flag, integer
 from scenes.kit.clip import Clip, Option
+from scenes.kit.tensors import Stage, TensorView, shape_line
 
 AXES = {"start": ("B", "T", "D"), "split": ("B", "T", "H", "d"), "transposed": ("B", "H", "T", "d"),
         "back": ("B", "T", "H", "d"), "merged": ("B", "T", "D"), "wrong": ("B", "T", "D")}
-INFO_GAP = 0.25      # between the info lines and the tensor
 # Transposing back restores the split layout exactly (the point of step 4), and the step ends on
 # the merge: the passing "back" layout is recorded under the split's labels, shown in step 2.
 RECORDED_AS = {"back": "split"}
@@ -71,9 +71,7 @@ class Multihead(ClipScene):
 
     def compute(self) -> compute.HeadTrack:
         i = self.inputs
-        self.view: Any = None                 # the tensor layout on screen, its tracking frame, info lines
-        self.frame: Any = None
-        self.info: Any = None
+        self.stage = Stage(self)              # the tensor layout on screen, its tracking frame, info lines
         self.misplaced = compute.misplaced_by_wrong_merge(i["shape"], i["heads"])
         self.split_check = compute.head_split(i["error_d"], i["error_heads"])
         self.error = self.validator_error()
@@ -136,19 +134,7 @@ class Multihead(ClipScene):
     def show(self, step: str, lines: list, marks: Any = None) -> TensorView:
         """Move every id into the layout of `step`, under new info lines."""
         r = self.result
-        info = info_lines(self.book, lines)
-        view = TensorView(self.book, RECORDED_AS.get(step, step), r.layouts[step], r.element, marks,
-                          top=info.get_bottom()[1] - INFO_GAP)
-        frame = view.frame(r.element)
-        if self.view is None:
-            self.play(*[Appear(p) for p in view.parts()], Appear(frame), Appear(info))
-        else:
-            self.play(*morph(self.view, view, [(self.frame, frame)]), Vanish(self.info), Appear(info),
-                      run_time=style.RUN_TIME * 1.5)
-            self.bring_to_front(*view.texts.values(), frame)   # the new cells appeared over them
-            moved(self.book, self.view, view, r.element)
-        self.view, self.frame, self.info = view, frame, info
-        return view
+        return self.stage.show(RECORDED_AS.get(step, step), r.layouts[step], r.element, lines, marks)
 
     def case(self) -> str:
         """How the wrong merge goes: no element moves (order), the tracked one stays or it moves."""

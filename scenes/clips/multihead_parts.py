@@ -1,124 +1,12 @@
-"""Builders for the multihead clip: one layout of the id tensor, the tracking frames,
-the error card. Every id, index and shape is drawn through the NumberBook."""
+"""What the multihead clip says: step 5's caption, which the data chooses, and the lecturer's
+narration for each case. The drawing (the id tensor, its moves, the error card) is the kit's
+(scenes/kit/tensors.py, cards.py)."""
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from typing import Any
 
-import numpy as np
-from manim import (DOWN, LEFT, UP, Animation, DashedVMobject, Mobject, ReplacementTransform,
-                   RoundedRectangle, SurroundingRectangle, VGroup)
-
-from scenes.kit import notes, style
-from scenes.kit.anim import Appear, Vanish
-from scenes.kit.arrays import spelled_grid
-from scenes.kit.blocks import tiles
-from scenes.kit.layout import content_center, content_width, fit
-from scenes.kit.numbers import NumberBook, Shown
-from scenes.kit.page import Area
-
-# The ids' layout is drawn for cells 0.68 x 0.48 (an id such as e95 plus room for the tracking
-# frame) and grown by UNIT to MatrixGrid's cells, at least MIN_CELL_H tall; the ids (set at ID_SIZE)
-# and the headers (at label size) grow with it, so every box stays where that layout puts it.
-UNIT = style.MIN_CELL_H / 0.48
-ID_SIZE = 22
-CELL_W = 0.68 * UNIT
-GAP_X, GAP_Y, BATCH_GAP = 0.35 * UNIT, 0.14 * UNIT, 0.22 * UNIT
-HEADER_PAD = 0.18 * UNIT     # header to its cells: clear of the tracking frame
-FRAME_BUFF = 0.06 * UNIT     # the outer line of the double frame, outside the cell
-MAX_SCALE = 2.0 / UNIT
-LEGIBLE = 0.95 / UNIT        # ids at this scale read well at 480p
-CARD_PAD = 0.4               # room between the error card's edge and its text
-
-
-def coords_text(book: NumberBook, label: str, values: Sequence[int], open_axes: int = 0) -> Shown:
-    """'[0, 1, :, :]': fixed indices recorded, then ':' for each open axis."""
-    parts = [book.index(f"{label}[{k}]", v) for k, v in enumerate(values)]
-    return book.compose("[" + ", ".join(["{}"] * len(parts) + [":"] * open_axes) + "]", *parts)
-
-
-def shape_line(book: NumberBook, label: str, axes: Sequence[str], shape: Sequence[int]) -> Shown:
-    """'[B, T, H, d] = [1, 3, 2, 2]' with each size recorded."""
-    return book.compose("[" + ", ".join(axes) + "] = {}", book.coords(label, shape))
-
-
-class TensorView:
-    """One layout of the id tensor, in reading order: a grid per fixed first two indices
-    ('[0, 0, :]' is a row of D ids; '[0, 1, :, :]' a small matrix) under its header, the grids
-    in rows (blocks.tiles): for each number of columns the roomier header side, and the fewest
-    columns that keep the ids at LEGIBLE (else the roomiest).
-
-    Each id is a number ("e5", recorded as the id at that index of this layout, in its cell).
-    Not a Mobject itself: add `parts()` to the scene, move ids with `morph`.
-    """
-
-    def __init__(self, book: NumberBook, name: str, ids: Any, track: int | None = None,
-                 marks: Iterable[int] | None = None, top: float = style.CONTENT_TOP) -> None:
-        """The view fills the content area's width between `top` and the content's bottom."""
-        self.book, ids = book, np.asarray(ids)
-        self.label_of: dict[int, str] = {}
-        self.texts: dict[int, Mobject] = {}
-        self.boxes: dict[int, Mobject] = {}
-        header_of: dict[int, Mobject] = {}
-        blocks = []
-        for i0, i1 in np.ndindex(ids.shape[:2]):
-            sub = np.atleast_2d(ids[i0, i1])
-            at = (lambda i, j: (i0, i1, i, j)) if ids.ndim == 4 else (lambda i, j: (i0, i1, j))
-            labels = [[name + "".join(f"[{k}]" for k in at(i, j)) for j in range(sub.shape[1])]
-                      for i in range(sub.shape[0])]
-            grid = spelled_grid(book, "e{}", labels, sub, size=ID_SIZE, cell_w=CELL_W)
-            grid.box_group.set_stroke(width=1.5)
-            for entry in grid.entry_group:
-                entry.scale(UNIT)
-            words = coords_text(book, f"{name}.group[{i0}][{i1}]", (i0, i1), ids.ndim - 2)
-            header = book.label(words, color=style.MUTED, size=style.LABEL_SIZE).scale(UNIT)
-            for (i, j), n in np.ndenumerate(sub):
-                n = int(n)
-                self.texts[n], self.boxes[n] = grid.entries[i][j], grid.boxes[i][j]
-                self.label_of[n], header_of[n] = labels[i][j], header
-            blocks.append((header, grid))
-        self.headers = VGroup(*[header for header, _ in blocks])
-        self.box_group = VGroup(*[grid.box_group for _, grid in blocks])
-        area = Area(content_width(), top=top, bottom=style.CONTENT_BOTTOM, most=MAX_SCALE)
-        self.scale = tiles(blocks, area, LEGIBLE, ids.shape[1], HEADER_PAD, (GAP_X, GAP_Y), BATCH_GAP)
-        for n in (marks if marks is not None else ()):
-            self.texts[int(n)].set_color(style.MASK)
-        if track is not None:
-            self.texts[track].set_color(style.TRACK)
-            header_of[track].set_color(style.TRACK)
-
-    def parts(self) -> list[Mobject]:
-        return [self.box_group, self.headers, *self.texts.values()]
-
-    def frame(self, n: int) -> VGroup:
-        """The double frame around element n (the lab's 双线框)."""
-        box = self.boxes[n]
-        inner = SurroundingRectangle(box, buff=0.0, color=style.TRACK, stroke_width=3)
-        outer = SurroundingRectangle(box, buff=FRAME_BUFF * self.scale, color=style.TRACK, stroke_width=2)
-        return self.book.mark(VGroup(inner, outer), "track", [self.label_of[n]])
-
-    def ghost(self, n: int) -> DashedVMobject:
-        """A dashed frame: where element n belongs."""
-        rect = SurroundingRectangle(self.boxes[n], buff=0.05 * UNIT * self.scale, color=style.TRACK,
-                                    stroke_width=2)
-        return DashedVMobject(rect, num_dashes=16)
-
-
-def morph(old: TensorView, new: TensorView,
-          frames: Iterable[tuple[Mobject, Mobject]] = ()) -> list[Animation]:
-    """Move every id from its place in `old` to its place in `new` (and the frames with it)."""
-    anims = [Vanish(old.box_group), Vanish(old.headers), Appear(new.box_group), Appear(new.headers)]
-    anims += [ReplacementTransform(old.texts[n], new.texts[n]) for n in old.texts]
-    anims += [ReplacementTransform(a, b) for a, b in frames]
-    return anims
-
-
-def moved(book: NumberBook, old: TensorView, new: TensorView, n: int) -> None:
-    """The tracked id, moved from its place in `old` to `new`: its record says from which label
-    (op "move", as a derivation of scenes/kit/derive.py says it), the first time that layout's id is made."""
-    label = new.label_of[n]
-    rec = next((r for r in book.records if r["label"] == label), None)
-    if rec is not None and "derivation" not in rec and label in book.sources:
-        rec["derivation"] = {"step": book.step, "op": "move", "shows": [old.label_of[n]], "motion": "morph"}
+from scenes.kit.numbers import Shown
+from scenes.kit.tensors import TensorView  # noqa: F401  (tests/test_proof.py patches TensorView.frame here)
 
 
 def wrong_caption(scene: Any, emphasis: bool) -> Shown:
@@ -135,27 +23,6 @@ def wrong_caption(scene: Any, emphasis: bool) -> Shown:
         return c("错误合并：不换回就 reshape，{track} 从正确的 {merged} 错到 {wrong}。",
                  **scene.slots("merged", "wrong"))
     return c("对照：不换回就直接 reshape，{track} 会错到 {wrong}。", **scene.slots("wrong"))
-
-
-def info_lines(book: NumberBook, lines: Sequence[tuple[str, str]]) -> VGroup:
-    """The lines above the tensor: (text, colour) pairs, left-aligned, under the title."""
-    group = fit(notes.lines(book, lines, size=style.LABEL_SIZE, buff=0.14), content_width())
-    return group.move_to([0, style.CONTENT_TOP, 0], aligned_edge=UP)
-
-
-def error_card(book: NumberBook, lines: Sequence[tuple[str, str]],
-               terminal: Sequence[tuple[str, str]]) -> VGroup:
-    """A red-edged card: the rule broken (lines) and the validator's own message (terminal)."""
-    text = notes.lines(book, lines, size=style.BODY_SIZE, buff=0.22)
-    term = notes.lines(book, terminal, size=style.LABEL_SIZE, font=style.NUMBER_FONT, buff=0.12)
-    term_box = SurroundingRectangle(term, buff=0.25, color=style.GRID_LINE, stroke_width=1.5)
-    term_box.set_fill(style.NAN_FILL, opacity=0.35)
-    body = VGroup(text, VGroup(term_box, term)).arrange(DOWN, aligned_edge=LEFT, buff=0.4)
-    fit(body, content_width() - 2 * CARD_PAD)
-    card = RoundedRectangle(corner_radius=0.15, width=body.width + 2 * CARD_PAD,
-                            height=body.height + 2 * CARD_PAD, stroke_color=style.MASK, stroke_width=3)
-    card.move_to(body)
-    return VGroup(card, body).move_to(content_center())
 
 
 # What the lecturer says in each step (the caption is its one-line summary), from the book's

@@ -4,12 +4,12 @@ from manim import DOWN, RIGHT, UP, Create, FadeIn, ReplacementTransform, Transfo
 from scenes.clips import dropout_parts as parts, dropout_words as words
 from scenes.clips.dropout_words import DECIMALS, NARRATION, one, zero
 from scenes.compute import dropout as compute
-from scenes.kit import derive, style
+from scenes.kit import derive, style, tables
 from scenes.kit.anim import Appear, Vanish
 from scenes.kit.base import ClipScene
 from scenes.kit.columns import Table
 from scenes.kit.derive import Band
-from scenes.kit.layout import content_width, fit
+from scenes.kit.layout import content_height, content_width, fit
 from scenes.kit.notes import note
 from scenes.kit.page import Area
 from scenes.kit.bars import regrown
@@ -85,10 +85,6 @@ class Dropout(ClipScene):
         template, slots, named = said
         self.narrate(template, *slots, **named)
 
-    def under_mode_line(self, mob, room: float, most: float, buff: float = 0.35):
-        """Fit `mob` into the content width and `room` of height, just under the mode line."""
-        return fit(mob, content_width() - 0.4, room, most).next_to(self.mode_line(), DOWN, buff=buff).set_x(0)
-
     # -- step 1
     def show_row(self) -> None:
         r, book = self.result, self.book
@@ -110,7 +106,7 @@ class Dropout(ClipScene):
                      parts.sum_made(book, t, self.worked[0] + 2, len(r.weights))) if r.mode == "train" else ()
         self.band = self.place_rows(t)
         first = Table([parts.head(book, r, "位置")[:-1], parts.weights_row(book, r)[:-1]], row_h=0.56)
-        self.under_mode_line(first, 1.6, 1.3)          # the row alone
+        tables.under(self.mode, first, Area(content_width() - 0.4, height=1.6, most=1.3))   # the row alone
         self.first = (first.row(0), first.row(1), first.rule(1))
         self.row_bars = parts.weight_bars(r, first)
         head, row, rule = self.first
@@ -121,13 +117,9 @@ class Dropout(ClipScene):
         """Step 2's table under the mode line and the note under it; between them the room for
         the worked entry's expressions, where the table's numbers stay legible with it."""
         room = TOP_Y - style.CONTENT_BOTTOM - 0.9 - self.rows_note.height
-        page, band = VGroup(t), None
-        if self.made:
-            band = Band(self.made)
-            page.add(band)
-            band = derive.on_page(self.book, page, band, Area(content_width() - 0.4, height=room, most=1.3),
-                                  lambda: page.arrange(DOWN, buff=0.25))
-        self.under_mode_line(page, room, 1.3)
+        area = Area(content_width() - 0.4, height=room, most=1.3)
+        page, band = tables.with_band(self.book, [t], self.made, area)
+        tables.under(self.mode, page, area)
         fit(self.rows_note, content_width()).next_to(page, DOWN, buff=0.3)
         return band
 
@@ -207,7 +199,10 @@ class Dropout(ClipScene):
                  note(book, "共 {count} 个掩码 · 列出概率最大的 {listed} 个", count=count,
                       listed=book.index("listed_masks", listed), color=style.ACCENT))
         made = parts.mean_made(book, r, table)
-        band = parts.every_page(self, title, table, made)
+        area = Area(content_width(), height=content_height() - 0.2, most=1.3)
+        page, band = tables.with_band(book, [title, table], [made], area)
+        area.place(page)
+        band = derive.room(self, page, [made], band)       # else by the caption line, else none
         summary = table.n_rows - 2
         self.play(Appear(title), Appear(table.row(0)), Create(table.rule(1)))
         self.play(Appear(table.rows(1, summary)), run_time=0.8)
@@ -239,10 +234,11 @@ class Dropout(ClipScene):
         legend = note(book, "虚线：原权重 a", color=style.TRACK)
         right = VGroup(legend, VGroup(bars, marks, feet, numbers)).arrange(DOWN, buff=0.35)
         board = VGroup(left, middle, right).arrange(RIGHT, buff=0.7, aligned_edge=UP)
-        fit(board, content_width(), TOP_Y - style.CONTENT_BOTTOM - 0.45, 1.15)
-        board.next_to(self.mode_line(), DOWN, buff=0.3).set_x(0)
+        mode = self.mode_line()
+        room = Area(content_width(), height=TOP_Y - style.CONTENT_BOTTOM - 0.45, most=1.15)
+        tables.under(mode, board, room, buff=0.3)
         heights = [regrown(bars, r.checkpoint_means[-1], means, unit) for means in r.checkpoint_means]
-        self.play(Appear(self.mode_line()), Appear(left), Appear(middle.row(0)))
+        self.play(Appear(mode), Appear(left), Appear(middle.row(0)))
         pointer = middle.band([1])
         self.play(Appear(marks), Appear(feet), Appear(legend), Appear(heights[0]), Appear(middle.row(1)),
                   Create(pointer))
@@ -269,9 +265,10 @@ class Dropout(ClipScene):
         check = note(book, "nn.Dropout 服从 model.eval()；要检查 softmax 的行和，应在 dropout 之前检查")
         lines = VGroup(fit(rule, content_width()), fit(check, content_width())).arrange(DOWN, buff=0.3)
         fit(table, content_width() - 0.5, TOP_Y - style.CONTENT_BOTTOM - 0.9 - lines.height, 1.3)
-        VGroup(table, lines).arrange(DOWN, buff=0.4).next_to(self.mode_line(), DOWN, buff=0.3).set_x(0)
+        mode = self.mode_line()
+        VGroup(table, lines).arrange(DOWN, buff=0.4).next_to(mode, DOWN, buff=0.3).set_x(0)
         body = range(1, table.n_rows)
-        self.play(Appear(self.mode_line()), Appear(table.row(0)), Create(table.rule(1)),
+        self.play(Appear(mode), Appear(table.row(0)), Create(table.rule(1)),
                   Appear(table.col(0, body)), Appear(table.col(1, body)),
                   Create(table.rule(table.n_rows - 1)))
         for c in range(2, table.n_cols):

@@ -7,18 +7,15 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from manim import DOWN, RIGHT, Mobject, VGroup
+from manim import RIGHT, Mobject, VGroup
 
-from scenes.kit.derive_cells import Lone, listed_sum, term, total
 from scenes.clips.dropout_words import DECIMALS, MEAN_DECIMALS, one, p, positions, scale, short, zero
-from scenes.kit import bars, derive, expressions as ex, style
+from scenes.kit import bars, expressions as ex, style
 from scenes.kit.columns import Table
-from scenes.kit.derive import Band
-from scenes.kit.layout import content_height, content_width
+from scenes.kit.derive_cells import Lone, listed_sum, term, total
 from scenes.kit.expressions import Derivation, Term
 from scenes.kit.notes import note
 from scenes.kit.numbers import NumberBook, Shown
-from scenes.kit.page import Area
 from scenes.kit.pictures import bits
 
 
@@ -181,13 +178,3 @@ def mean_made(book: NumberBook, r: Any, t: Table) -> Derivation:
     pairs = [(term(book, t.cells[row][n + 2]), term(book, t.cells[row][i + 1]))
              for row in range(1, len(r.ranked) + 1)]
     return listed_sum(book, t.cells[mean][i + 1], pairs, ex.room_for(t), len(r.ranked) == len(r.table.masks))
-
-
-def every_page(scene: Any, title: Mobject, table: Table, made: Derivation) -> Band | None:
-    """Step 3's title and table with the band for its expression under them (where the
-    numbers stay legible with it), else room by the caption line, else none."""
-    area, band = Area(content_width(), height=content_height() - 0.2, most=1.3), Band([made])
-    page = VGroup(title, table, band)
-    band = derive.on_page(scene.book, page, band, area, lambda: page.arrange(DOWN, buff=0.25))
-    area.place(page)
-    return derive.room(scene, page, [made], band)

@@ -1,9 +1,9 @@
 """4.4–4.5 因果掩码为什么应放在 softmax 前: the lab's five-step table, the −∞ mask,
 the post-softmax route, the masked diagonal, the causality check and the cache view."""
-from manim import DOWN, LEFT, ORIGIN, RIGHT, UP, VGroup, Write
+from manim import LEFT, ORIGIN, Write
 
 from scenes.clips.causal_mask_five import five_steps
-from scenes.clips.causal_mask_parts import (AREA, cache_grids, check_fits, column, diagonal_words, formula,
+from scenes.clips.causal_mask_parts import (AREA, cache_grids, column, diagonal_words, formula,
                                             grid, mask_case, mask_say, route_grids, route_note, route_say,
                                             route_words, said, shrink_key, shrink_words)
 from scenes.clips.causal_mask_check import changed_inputs, check_note, check_say
@@ -14,8 +14,9 @@ from scenes.kit.anim import Appear
 from scenes.kit.base import ClipScene
 from scenes.kit.inputs import InputError, flag, integer, matrix, number, tokens
 from scenes.kit.clip import Clip, Option
-from scenes.kit.blocks import RowNames, arrow, linked, pair, row_of, stack
-from scenes.kit.page import Page, choose, needed, phrase, plan, turn
+from scenes.kit.arrange import below, beside_or_below, by_column, head_beside, linked, part
+from scenes.kit.blocks import RowNames, arrow, row_of
+from scenes.kit.page import Page, phrase, plan, turn
 
 
 def rules(raw: dict) -> dict:
@@ -80,8 +81,8 @@ class CausalMask(ClipScene):
                         for n, p in enumerate(r.positions)]
         # on grids long tokens are cut short, so that columns keep their width
         self.key_names = [book.abbreviated(t, style.LABEL_CUT) for t in tokens] if tokens else self.keys
-        self.query_names = ([book.abbreviated(tokens[p], style.LABEL_CUT) for p in r.positions] if tokens and r.aligned
-                            else self.queries)
+        self.query_names = ([book.abbreviated(tokens[p], style.LABEL_CUT) for p in r.positions]
+                            if tokens and r.aligned else self.queries)
         return r
 
     def construct(self) -> None:
@@ -101,14 +102,14 @@ class CausalMask(ClipScene):
         t = self.result.track
         return self.book.index(f"query[{t}]", self.called[t])
 
-    def pages(self, pages) -> None:
-        """Each page a step: (caption, group, [[animations], ...] or a function returning them once
-        the group is placed, narration), through the kit's page engine."""
-        turn(self, [Page(caption, group, order, say) for caption, group, order, say in pages], AREA)
+    def page(self, caption, blocks, reveal, say=()) -> Page:
+        """A page of a step: its blocks (related: kit/arrange.py) laid out as plan() measures it."""
+        blocks = part(blocks)
+        return Page(caption, blocks.group, reveal, say, lay=blocks.lay(self.book, AREA))
 
     def mask_pages(self, whole, alone, head, steps, suffix, say, top=None, note=None):
-        """M (0 / −∞) beside or above A with each row's sum: one step, or two (M, then A) when
-        together they would be too small to read; whole, alone: phrases; say: what is said of (M, A)."""
+        """M (0 / −∞) linked to A with each row's sum: one step, or two (M, then A) when together
+        they would be too small to read; whole, alone: phrases; say: what is said of (M, A)."""
         book = self.book
         m = grid(book, f"mask{suffix}", steps.mask, 0, row_labels=self.query_names, row_color=style.QUERY,
                  col_labels=self.key_names, col_color=style.KEY, header=head, header_color=style.MASK)
@@ -116,23 +117,14 @@ class CausalMask(ClipScene):
                  col_labels=self.key_names, col_color=style.KEY, header="A = softmax(S + M)")
         sums = column(book, f"row_sums{suffix}", steps.row_sums, col_labels=["行和"], col_color=style.ACCENT)
         weights, link = row_of([a, sums], buff=0.15), arrow(book)
-        names = RowNames(book, a, self.query_names, style.QUERY)
-        group, ways = linked(m, link, weights, names)
-        page, first, second = (VGroup(*[p for p in parts if p is not None])
-                               for parts in ((top, group, note), (top, m), (weights, note)))
+        made = linked(m, link, weights, RowNames(book, a, self.query_names, style.QUERY))
+        first, second = made.apart()
         intro = [[Write(top)]] if top is not None else []
         ending = [[Appear(note)]] if note is not None else []
-
-        def apart():
-            ways[0]()
-            names.attach(weights)
-            first.arrange(DOWN, buff=0.45)
-            second.arrange(DOWN, buff=0.45)
-        together = [lambda w=w: (w(), page.arrange(DOWN, buff=0.45)) for w in ways]
-        one = Page(whole, page, intro + [[Appear(m)], [Appear(link), Appear(weights)]] + ending, say,
-                   lay=lambda: choose(page, together, AREA, needed(book, page)))
-        two = [Page(whole, first, intro + [[Appear(m)]], say[:1], lay=apart),
-               Page(alone, second, [[Appear(weights)]] + ending, say[1:])]
+        one = self.page(whole, below(top, made, note, gap=0.45),
+                        intro + [[Appear(m)], [Appear(link), Appear(weights)]] + ending, say)
+        two = [self.page(whole, below(top, first, gap=0.45), intro + [[Appear(m)]], say[:1]),
+               self.page(alone, below(second, note, gap=0.45), [[Appear(weights)]] + ending, say[1:])]
         turn(self, plan(book, [[one], two], AREA), AREA)
 
     # -- steps
@@ -157,29 +149,24 @@ class CausalMask(ClipScene):
                                                   self.key_names)
         if not hidden.any():        # nothing to zero: the two routes are one
             page = row_of([probs, sums], buff=0.15)
-            return self.pages([(phrase(ROUTE_NONE[self.inputs["causal"]]), page, [[Appear(page)]],
-                                [said("route.none" if self.inputs["causal"] else "route.none.open")])])
+            say = said("route.none" if self.inputs["causal"] else "route.none.open")
+            only = Page(phrase(ROUTE_NONE[self.inputs["causal"]]), page, [[Appear(page)]], [say])
+            return turn(self, [only], AREA)
         cut, route = shrink_words(book, post, hidden), route_words(book, r)
         intro, tail = [said("route.intro"), said(shrink_key(post, hidden))], route_say(book, r)
-        note = route_note(book, r)
-        link, right = arrow(book), row_of([zeroed, sums], buff=0.15)
-        names = RowNames(book, zeroed, self.query_names, style.QUERY)
-        top, top_ways = linked(probs, link, right, names, gap=1.0)
-        bottom, bottom_ways = pair(renorm, note, edge=ORIGIN)
-        page = VGroup(top, bottom)
-        ways = [lambda a=a, b=b: (a(), b(), page.arrange(DOWN, buff=0.5, aligned_edge=LEFT))
-                for a in top_ways for b in bottom_ways]
+        note, link, right = route_note(book, r), arrow(book), row_of([zeroed, sums], buff=0.15)
+        top = linked(probs, link, right, RowNames(book, zeroed, self.query_names, style.QUERY), gap=1.0)
+        bottom = beside_or_below(renorm, note, edge=ORIGIN)
+        alone, zeroed_alone = top.apart()
         shown = [[Appear(probs)], [Appear(link), Appear(right)]]
-        last = Page(phrase(ROUTE["end"], route=route), bottom, [[Appear(renorm)], [Appear(note)]], tail,
-                    lay=lambda: choose(bottom, bottom_ways, AREA, needed(book, bottom)))
-        whole = phrase(ROUTE["both"], cut=cut, route=route)
+        last = self.page(phrase(ROUTE["end"], route=route), bottom, [[Appear(renorm)], [Appear(note)]], tail)
         options = [
-            [Page(whole, page, shown + [[Appear(renorm)], [Appear(note)]], intro + tail,
-                  lay=lambda: choose(page, ways, AREA, needed(book, page)))],
-            [Page(phrase(ROUTE["start"], cut=cut), top, shown, intro,
-                  lay=lambda: choose(top, top_ways, AREA, needed(book, top))), last],
-            [Page(phrase(ROUTE["p"]), probs, [[Appear(probs)]], [said("route.p")], lay=top_ways[1]),
-             Page(phrase(ROUTE["zero"], cut=cut), right, [[Appear(right)]], [said("route.zero"), intro[1]]),
+            [self.page(phrase(ROUTE["both"], cut=cut, route=route), below(top, bottom, gap=0.5, edge=LEFT),
+                       shown + [[Appear(renorm)], [Appear(note)]], intro + tail)],
+            [self.page(phrase(ROUTE["start"], cut=cut), top, shown, intro), last],
+            [self.page(phrase(ROUTE["p"]), alone, [[Appear(probs)]], [said("route.p")]),
+             self.page(phrase(ROUTE["zero"], cut=cut), zeroed_alone, [[Appear(right)]],
+                       [said("route.zero"), intro[1]]),
              last]]
         turn(self, plan(book, options, AREA), AREA)
 
@@ -221,28 +208,21 @@ class CausalMask(ClipScene):
                  row_labels=["有掩码 改前", "有掩码 改后", "无掩码 改前", "无掩码 改后"],
                  header=book.compose("跟踪的输出 z{}", self.qindex()), header_color=style.TRACK)
         note = check_note(self)
-        right = stack(shifts, z, note, buff=0.45)
-        full = changed_inputs(self, row, delta, proxies=True)
-        full = check_fits(book, full, right, shifts, z, note)      # the inputs in full, if that reads
-        left = changed_inputs(self, row, delta, proxies=False, full=full)
+        shown = by_column(changed_inputs(self, row, delta, proxies=True), shifts, z, note)
+        # the inputs in full where that reads
+        left = changed_inputs(self, row, delta, proxies=False, full=shown.reads(book, AREA))
         found = check_say(self, changed)
         ask = [said("check.ask"), said("check.change", row=changed, delta=by)]
-        # One page; or the inputs on a page of their own, the outputs stacked or beside, or on two pages.
-        both, apart, low = VGroup(left, right), stack(shifts, z, note, buff=0.45), stack(z, note, buff=0.45)
-        beside = [lambda: apart.arrange(DOWN, buff=0.45),
-                  lambda: (low.arrange(DOWN, buff=0.45),
-                           VGroup(shifts, low).arrange(RIGHT, buff=0.8, aligned_edge=UP))]
         inputs = Page(caption, left, [[Appear(left)]], ask + [said("check.rule")])
         after = phrase(CHECK["after"], verdict)
+        # One page; or the inputs on a page of their own, the outputs stacked or beside, or on two pages.
         options = [
-            [Page(caption, both, [[Appear(left)], [Appear(shifts)], [Appear(z), Appear(note)]], ask + found,
-                  lay=lambda: check_fits(book, left, right, shifts, z, note))],
-            [inputs, Page(after, apart, [[Appear(shifts)], [Appear(z), Appear(note)]],
-                          [*found, said("check.why")],
-                          lay=lambda: choose(apart, beside, AREA, needed(book, apart)))],
+            [self.page(caption, by_column(left, shifts, z, note),
+                       [[Appear(left)], [Appear(shifts)], [Appear(z), Appear(note)]], ask + found)],
+            [inputs, self.page(after, head_beside(shifts, z, note),
+                               [[Appear(shifts)], [Appear(z), Appear(note)]], [*found, said("check.why")])],
             [inputs, Page(after, shifts, [[Appear(shifts)]], found),
-             Page(after, low, [[Appear(z), Appear(note)]], [said("check.why")],
-                  lay=lambda: low.arrange(DOWN, buff=0.45))]]
+             self.page(after, below(z, note, gap=0.45), [[Appear(z), Appear(note)]], [said("check.why")])]]
         turn(self, plan(book, options, AREA), AREA)
 
     def cache_view(self):
@@ -256,10 +236,6 @@ class CausalMask(ClipScene):
             self.narrate(template, *slots, **named)
         self.clear_stage()
         fresh, cached, legend = cache_grids(book, c, d, n_c, first)
-        both, ways = pair(fresh, cached, gap=1.0)
-        page = VGroup(both, legend)
-        ways = [lambda w=w: (w(), page.arrange(DOWN, buff=0.5)) for w in ways]
-        choose(page, ways, AREA, needed(book, page))
-        AREA.place(page)
+        below(beside_or_below(fresh, cached, gap=1.0), legend, gap=0.5).place(book, AREA)
         self.play(Appear(fresh))
         self.play(Appear(cached), Appear(legend))

@@ -15,7 +15,7 @@ from scenes.kit import style
 from scenes.kit.blocks import proxy, stack
 from scenes.kit.grids import MatrixGrid
 from scenes.kit.numbers import NumberBook, Shown
-from scenes.kit.page import Area, arrange, phrase
+from scenes.kit.page import Area, phrase
 
 AREA = Area(width=13.0, height=5.6, most=1.35)   # a step's board; small layouts grow at most 1.35x
 NARROW = 4             # a query or output at most this wide is written out in a line
@@ -182,16 +182,6 @@ def mask_say(case: str, diagonal: int, triu: Shown | None, slots: dict) -> list[
     if case == "some":
         return [said("mask.diag.m" if diagonal == 0 else "mask.some.m", triu), said("mask.some.a")]
     return [said(f"mask.{case}.m", *([triu] if case == "none" else [])), said(f"mask.{case}.a")]
-
-
-def check_fits(book: NumberBook, left: Mobject, right: VGroup, shifts: Mobject, z: Mobject,
-               note: Mobject) -> bool:
-    """The causality check: inputs beside the outputs, or above them, the roomiest way; does it read?"""
-    page, low = VGroup(left, right), VGroup(*[m for m in (z, note) if m.family_members_with_points()])
-    return arrange(book, page, [lambda: (right.arrange(DOWN, buff=0.45), page.arrange(RIGHT, buff=0.8)),
-                                lambda: VGroup(VGroup(left, shifts).arrange(RIGHT, buff=0.8, aligned_edge=UP),
-                                               low.arrange(DOWN, buff=0.45)).arrange(DOWN, buff=0.4),
-                                lambda: (right.arrange(DOWN, buff=0.45), page.arrange(DOWN, buff=0.4))], AREA)
 
 
 def said(key: str, *slots: Shown, **named: Shown) -> tuple:

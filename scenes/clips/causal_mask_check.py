@@ -45,7 +45,7 @@ def check_note(scene) -> VGroup:
     lines, lost = [], np.flatnonzero(r.verdict_on == "nan")
     if len(lost):
         lines.append(book.text("{} 没有可见的键：有掩码时输出本就是 NaN，无从比较。",
-                               scene.query_names[lost[0]], size=style.LABEL_SIZE, color=style.MASK))
+                               scene.queries[lost[0]], size=style.LABEL_SIZE, color=style.MASK))
     flat = [r.verdict_on[t] == "same" and sees_last(scene), r.verdict_off[t] == "same"]
     if any(flat):
         where = "both" if all(flat) else "on" if flat[0] else "off"

@@ -5,19 +5,20 @@ import re
 
 from manim import VGroup
 
-from scenes.clips import exercises_answers as answers, exercises_derive as reveal
-from scenes.clips.exercises_derive import EXERCISES, Rounds
+from scenes.clips import exercises_answers as answers
 from scenes.compute import exercises as compute
-from scenes.kit import derive, style
+from scenes.kit import derive, quiz, style
 from scenes.kit.anim import Appear
 from scenes.kit.base import ClipScene
 from scenes.kit.inputs import InputError, integer
 from scenes.kit.clip import Clip, Option
 from scenes.kit.exact import code_name, fraction_rows
+from scenes.kit.sheets import in_turn
 
 BOOK_PARAMS = (768, 12)     # 3.3: GPT-2 small, D = 768, H = 12
 BOOK_SHAPES = (12, 3)       # the shapes exercise: D_o = 12, H = 3
 MAX_D, MAX_H, MAX_PAUSE = 4096, 64, 30
+EXERCISES = ("3.1", "3.2", "3.3", "zeros", "shapes", "dim", "diagonal")   # book order
 
 
 def rules(raw: dict) -> dict:
@@ -44,7 +45,7 @@ def rules(raw: dict) -> dict:
     return {"only": [e for e in EXERCISES if e in asked], "pause": pause, "params": params, "shapes": shapes}
 
 
-class Exercises(Rounds, ClipScene):
+class Exercises(ClipScene):
     spec = Clip(
         name="exercises", section="4.9", title="练习与答案",
         summary="4.9 习题 3.1–3.3 与补充题：提问、停顿，再计算并画出答案",
@@ -73,6 +74,19 @@ class Exercises(Rounds, ClipScene):
             getattr(self, "ex_" + name.replace(".", "_"))()
         self.end()
 
+    def header(self, name):
+        """'习题 3.1' for the book's exercises, '补充题 1' for the supplementary ones."""
+        if name[0].isdigit():
+            return self.book.compose("习题 {}", self.book.section(f"ex.{name}", name))
+        return self.book.compose("补充题 {}", self.book.index(f"ex.{name}", EXERCISES.index(name) - 2))
+
+    def ask(self, name, caption, lines, say, **slots):
+        """The question, its card and the pause (quiz.ask); {exercise} names it."""
+        quiz.ask(self, self.header(name), caption, lines, say, self.inputs["pause"], **slots)
+
+    def answer(self, name, caption, say, **slots):
+        quiz.answer(self, self.header(name), caption, say, **slots)
+
     # -- 3.1 weights aligned by transposing
     def ex_3_1(self):
         r, book = self.result["3.1"], self.book
@@ -91,7 +105,7 @@ class Exercises(Rounds, ClipScene):
                     "W_key 和 W_value 也同样转置后交给 {first}，两版从此用同一组权重。", first=v1, second=v2,
                     out_shape=book.coords("align.linear.shape", r.linear[0].shape),
                     in_shape=book.coords("align.v1.shape", r.v1[0].shape))
-        reveal.transposed(self, answers.align_weights(book, r, v1, v2))
+        quiz.transposed(self, answers.align_weights(book, r, v1, v2))
         diff = book.fmt("align.max_diff", r.max_diff, style.decimals_for([r.max_diff]))
         if r.max_diff == 0:
             self.answer("3.1", "对齐后两版的输出完全相同：最大差为 {diff}。",
@@ -103,7 +117,7 @@ class Exercises(Rounds, ClipScene):
                         "权重对齐之后，把同一个输入 x 送进两版：左边每一行是一个词的向量，右边是两版的输出。"
                         "两列只差浮点舍入，最大差为 {diff}，来自运算顺序的不同。这说明两种布局实现的是同一个计算；"
                         "不先对齐权重就比较输出，什么也说明不了。", diff=diff)
-        self.show(answers.align_outputs(book, r, compute.TOKENS, v1, v2, diff), (1, 2, 1))
+        in_turn(self, answers.align_outputs(book, r, compute.TOKENS, v1, v2, diff), (1, 2, 1))
 
     # -- 3.2 the wrapper's width
     def ex_3_2(self):
@@ -126,7 +140,7 @@ class Exercises(Rounds, ClipScene):
                     d_out=book.index("wrap.d_out", r.d_out),
                     head_shape=book.coords("wrap.head_shape", r.outputs[0].shape),
                     concat_shape=book.coords("wrap.concat_shape", r.concat.shape))
-        reveal.concatenated(self, answers.wrapper(book, r), r.d_out)
+        quiz.concatenated(self, answers.wrapper(book, r), r.d_out)
 
     # -- 3.3 the parameters of one attention module
     def ex_3_3(self):
@@ -154,7 +168,7 @@ class Exercises(Rounds, ClipScene):
                     square=book.coords("params.square", (r.d_model, r.d_model)), heads=sizes["heads"],
                     head_dim=book.index("params.head_dim", r.head_dim))
         self.play(Appear(rows[0]))
-        reveal.counts(self, rows[1:5], made[0], band, 0.5)
+        quiz.counts(self, rows[1:5], made[0], band, 0.5)
         total = book.grouped("params.total", r.total)
         self.step("加上输出投影的 D×D 权重和 D 个偏置：共 {} 个参数。", total)
         self.narrate("输出投影 out_proj 带偏置：权重 {out_weight} 个，偏置 {out_bias} 个。合计是 {coefficient} 乘 D 的 "
@@ -166,7 +180,7 @@ class Exercises(Rounds, ClipScene):
         self.narrate("三项相加：{qkv} 加 {out_weight} 再加 {out_bias}，得 {total}。", total=total,
                      **{k: book.grouped(f"params.{k}", getattr(r, k)) for k in ("qkv", "out_weight",
                                                                               "out_bias")})
-        reveal.counts(self, rows[5:8], made[1], band, 0.6)
+        quiz.counts(self, rows[5:8], made[1], band, 0.6)
         self.play(Appear(rows[8]), run_time=0.6)
 
     # -- supplementary: all-zero scores under the causal mask
@@ -186,14 +200,12 @@ class Exercises(Rounds, ClipScene):
                     "左边是分数加上掩码：对角线及其左边仍是 {score}，右上方的未来位置是负无穷。e 的负无穷次方等于零，"
                     "被遮住的位置得到零概率；剩下的位置分数相同，平分这一行的权重。于是{t}行依次是 {rows}，"
                     "右边的小数和行和也确认了这一点。", score=zero, t=t, rows=listed)
-        parts, made, band = answers.zero_answer(book, r)
+        built = answers.zero_answer(book, r)
+        made = built[1]
         self.narrate("以 {row} 的第一格为例：它的 exp({score}) 除以这一行可见位置的 exp 之和，得 {weight}。",
                      row=book.compose("q{}", book.index(f"row[{made.cell[0]}]", made.cell[0])), score=zero,
                      weight=book.fmt(made.result.label, made.result.value, made.result.decimals))
-        self.show(parts[:3], run_time=0.6)
-        band = derive.room(self, VGroup(*parts, band), [made], band, readable=True)
-        derive.grid_made(self, parts[3][0], made, band)
-        self.play(Appear(parts[3][1]), run_time=0.6)
+        quiz.derived(self, built, 3)
 
     # -- supplementary: the shapes through split, scores and merge
     def ex_shapes(self):
@@ -215,7 +227,7 @@ class Exercises(Rounds, ClipScene):
                     "分数只乘最后两轴，每个批次、每个头各有一张 T 乘 T 的表，形状 {scores}。"
                     "上下文交换回 {back} 之后，把最后两维合并成 {merged}，再由输出投影混合不同头的信息。",
                     head_dim=book.index("shapes.head_dim", r.head_dim), **shapes)
-        reveal.shapes_flow(self, *answers.shape_chain(book, r))
+        quiz.shapes_flow(self, *answers.shape_chain(book, r))
 
     # -- supplementary: softmax along the wrong axis
     def ex_dim(self):
@@ -235,7 +247,7 @@ class Exercises(Rounds, ClipScene):
         self.narrate("以第一格为例：exp({own}) 除以第一行各个 exp 之和，得 {weight}。",
                      own=book.fmt("dim.scores[0][0]", r.scores[0, 0], style.decimals_for(r.scores)),
                      weight=book.fmt("dim.right[0][0]", r.right[0, 0]))
-        self.derived(answers.dim_right(book, r, right), 2)
+        quiz.derived(self, answers.dim_right(book, r, right), 2)
         if r.rows_off:
             self.answer("dim", "dim={wrong} 不报错，却按列归一化：列和为 {one}，{rows}行的行和都不是 {one}。",
                         "改成 dim={wrong}，张量形状没有变，所以程序不会报错，计算含义却变了：softmax 沿每一列归一化，"
@@ -248,7 +260,7 @@ class Exercises(Rounds, ClipScene):
                         "下面的列和都是 {one}。这组分数碰巧让每行的和也是 {one}，"
                         "但一般无法保证每个查询分配的总权重为 {one}。形状对了，不等于计算对了。", wrong=wrong, one=one)
         self.narrate("把第一列的权重相加，得到 {}：这是按列归一化。", book.fmt("dim.wrong_cols[0]", r.wrong_cols[0]))
-        self.derived(answers.dim_wrong(book, r, right, wrong), 2)
+        quiz.derived(self, answers.dim_wrong(book, r, right, wrong), 2)
 
     # -- supplementary: the diagonal masked too
     def ex_diagonal(self):
@@ -268,4 +280,4 @@ class Exercises(Rounds, ClipScene):
                     visible=book.fmt(f"diag.visible[{hide.first_empty}]", hide.visible[hide.first_empty], 0),
                     keep_visible=book.index("diag.keep_visible", keep.visible[0]),
                     keep_weight=book.fmt("diag.keep_weight", keep.weights[0][0]), **change)
-        self.derived(answers.diagonal_answer(book, keep, hide, *change.values()), 2)
+        quiz.derived(self, answers.diagonal_answer(book, keep, hide, *change.values()), 2)

@@ -6,56 +6,23 @@ Every number goes through the NumberBook; every colour comes from style.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, Mobject, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, VGroup
 
-from scenes.clips.exercises_derive import softmax_cell
 from scenes.kit import expressions as ex, style
 from scenes.kit.columns import Table
 from scenes.kit.derive import Band
 from scenes.kit.derive_cells import Lone, counted
 from scenes.kit.exact import big_number, fraction_grid
 from scenes.kit.expressions import cell, sum_of
-from scenes.kit.grids import MatrixGrid
 from scenes.kit.notes import code, note
 from scenes.kit.numbers import NumberBook, Shown
 from scenes.kit.quiz import in_a_row, place, tagged
+from scenes.kit.sheets import code_arrow, column, grid, queries, row_sums, softmax_cell
 
 HEAD_COLORS = (style.QUERY, style.KEY, style.VALUE, style.ACCENT)
-
-
-def grid(book: NumberBook, name: Any, values: Any, decimals: int, header: str | Mobject | None = None,
-         header_color: str = style.MUTED, **options: Any) -> MatrixGrid:
-    """The kit's grid, entries recorded as name[i][j], −∞ / NaN / hidden zeros (hidden=) marked.
-    header: words, or a line of code drawn above it the same way."""
-    return MatrixGrid(book, name, values, decimals, marks=True, header=header, header_color=header_color,
-                      **options)
-
-
-def column(book: NumberBook, name: str, values: Any, decimals: int, header: str,
-           colors: Sequence[str] = ()) -> MatrixGrid:
-    """A one-column grid (row sums, visible keys) under a header, recorded as name[i]."""
-    g = grid(book, [[f"{name}[{i}]"] for i in range(len(values))], np.asarray(values, float)[:, None],
-             decimals, header, header_color=style.ACCENT)
-    for row, color in zip(g.entries, colors):
-        row[0].set_color(color)
-    return g
-
-
-def row_sums(book: NumberBook, name: str, sums: Any, colors: Sequence[str] = ()) -> MatrixGrid:
-    return column(book, name, sums, 4, "行和", colors)
-
-
-def queries(book: NumberBook, n: int) -> dict:
-    """A grid's row names 'q0', 'q1', ... as options, each index recorded as row[i]."""
-    return {"row_labels": [book.compose("q{}", book.index(f"row[{i}]", i)) for i in range(n)],
-            "row_color": style.QUERY}
-
-
-def arrow(book: NumberBook, template: str = "→", *slots: Shown) -> Mobject:
-    return code(book, template, *slots, color=style.MUTED, size=style.BODY_SIZE)
 
 
 def align_weights(book: NumberBook, r: Any, v1: Shown, v2: Shown) -> list:
@@ -67,7 +34,7 @@ def align_weights(book: NumberBook, r: Any, v1: Shown, v2: Shown) -> list:
         mine.entries[j][0].set_color(style.TRACK)
     left = tagged(lin, note(book, "[d_out, d_in] = {}", book.coords("align.linear.shape", r.linear[0].shape)))
     right = tagged(mine, note(book, "[d_in, d_out] = {}", book.coords("align.v1.shape", r.v1[0].shape)))
-    link = arrow(book, ".T →")
+    link = code_arrow(book, ".T →")
     lines = VGroup(code(book, "{}：x @ W_query", v1), code(book, "{}：W_query(x) = x @ W_query.weight.T", v2),
                    code(book, "sa_{first}.W_query = nn.Parameter(sa_{second}.W_query.weight.T)", first=v1,
                         second=v2, color=style.TRACK),
@@ -106,7 +73,7 @@ def wrapper(book: NumberBook, r: Any) -> list:
     for row in cat.entries:
         for j, e in enumerate(row):
             e.set_color(HEAD_COLORS[(j // r.d_out) % 4])
-    link = arrow(book, "torch.cat(dim={}) →", book.index("wrap.cat_dim", -1))
+    link = code_arrow(book, "torch.cat(dim={}) →", book.index("wrap.cat_dim", -1))
     cat_shape = note(book, "{}", book.coords("wrap.concat_shape", r.concat.shape))
     flow = VGroup(*grids, link, tagged(cat, cat_shape))
     flow.arrange(RIGHT, buff=0.6, aligned_edge=UP)
@@ -194,16 +161,16 @@ def zero_answer(book: NumberBook, r: Any) -> list:
     decimals = grid(book, "zeros.weights", r.weights, 4, "小数", hidden=hidden, heat="weights")
     sums = VGroup(decimals, row_sums(book, "zeros.sums", r.sums)).arrange(RIGHT, buff=0.2, aligned_edge=UP)
     made = softmax_cell(book, decimals, masked, hidden)
-    band, link = Band([made]), arrow(book)
+    band, link = Band([made]), code_arrow(book)
     in_a_row(masked, link, VGroup(fracs, sums).arrange(DOWN, buff=0.4, aligned_edge=LEFT), buff=0.6,
              link=link, to=masked, below=band)
-    return [masked, link, fracs, sums], made, band
+    return [masked, link, fracs, *sums], made, band
 
 
 def dim_right(book: NumberBook, r: Any, right: Shown) -> list:
     scores = grid(book, "dim.scores", r.scores, style.decimals_for(r.scores), "scores = X Xᵀ",
                   **queries(book, len(r.scores)))
-    link = arrow(book, "softmax(dim={}) →", right)
+    link = code_arrow(book, "softmax(dim={}) →", right)
     weights = grid(book, "dim.right", r.right, 4, book.compose("dim={}", right), heat="weights")
     sums = row_sums(book, "dim.right_rows", r.right_rows)
     made = softmax_cell(book, weights, scores, np.zeros(r.scores.shape, bool))
@@ -238,7 +205,7 @@ def diagonal_answer(book: NumberBook, keep: Any, hide: Any, d1: Shown, d0: Shown
     weights = grid(book, "diag.weights", hide.weights, 4, "A = softmax", hidden=np.isinf(hide.masked),
                    heat="weights")
     seen = column(book, "diag.visible", hide.visible, 0, "可见键")
-    link = arrow(book)
+    link = code_arrow(book)
     compare = note(book, "对照 diagonal={old}：第一行可见 {keep_visible} 个键（它自己），权重为 {keep_weight}",
                    old=d1, keep_visible=book.index("diag.keep_visible", keep.visible[0]),
                    keep_weight=book.fmt("diag.keep_weight", keep.weights[0][0]))

@@ -2,20 +2,20 @@
 without the mask they move; the early loss has zero gradient on the future inputs; dropout
 must be off or share one mask; the check tests behaviour, not the triangle picture."""
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, VGroup
+from manim import DOWN, LEFT, UP, Create, FadeIn, VGroup
 
 from scenes.clips import future_check_parts as parts
-from scenes.clips.future_check_parts import NARRATION, change, panels, slot
+from scenes.clips.future_check_parts import NARRATION
 from scenes.compute import future as compute
-from scenes.kit import bars, derive, pictures, style
+from scenes.kit import bars, pictures, style
 from scenes.kit.anim import Appear
 from scenes.kit.base import ClipScene
-from scenes.kit.derive import Band
 from scenes.kit.pictures import SMALL, Board
-from scenes.kit.layout import content_width
 from scenes.kit.notes import note
 from scenes.kit.numbers import Shown
-from scenes.kit.page import Area, named
+from scenes.kit.page import named
+from scenes.kit.sheets import (change, exact_decimals, one_under_another, panels, slot, table, tell, two_runs,
+                               worked_board)
 from scenes.kit.inputs import InputError, integer, number, sizes
 from scenes.kit.clip import Clip, Option
 from scenes.kit.exact import zero_or
@@ -81,19 +81,14 @@ class FutureCheck(ClipScene):
     def future(self) -> Shown:
         return self.book.index("future", self.result.shape[1] - self.result.prefix)
 
-    def say(self, caption: str, narration: str, **slots: Shown) -> None:
-        """The step's caption and narration, each taking the slots it names."""
-        self.step(caption, **named(caption, slots))
-        self.narrate(narration, **named(narration, slots))
-
     # -- step 1
     def show_inputs(self) -> None:
         r, book = self.result, self.book
-        delta = book.fmt("delta", r.delta, parts.exact_decimals(r.delta))
+        delta = book.fmt("delta", r.delta, exact_decimals(r.delta))
         b, t, d = [book.index(f"shape[{k}]", n) for k, n in enumerate(r.shape)]
-        self.say("输入 x 的形状 [B, T, D] = {shape}：\n前 {prefix} 个位置固定，只给后 {future} 个位置加上扰动 δ·u，"
-                 "δ = {delta}。", NARRATION["inputs"], shape=book.coords("shape", r.shape),
-                 prefix=self.prefix(), future=self.future(), delta=delta, b=b, t=t, d=d)
+        tell(self, "输入 x 的形状 [B, T, D] = {shape}：\n前 {prefix} 个位置固定，只给后 {future} 个位置加上扰动 δ·u，"
+             "δ = {delta}。", NARRATION["inputs"], shape=book.coords("shape", r.shape),
+             prefix=self.prefix(), future=self.future(), delta=delta, b=b, t=t, d=d)
         limit = float(np.max(np.abs(r.x)))
         rows = pictures.strip_rows(r.x, r.x2, lambda b, t: book.num(
             f"push[{b}][{t}]", r.push[b, t], zero_or(r.push[b, t]), size=SMALL,
@@ -121,11 +116,11 @@ class FutureCheck(ClipScene):
         slots = {"heads": book.index("heads", r.heads), "prefix": self.prefix(),
                  "prefix_max": slot(book, f"{name}.prefix_max", run.prefix_max)}
         if on and run.prefix_max == 0:
-            self.say("两次都经过因果多头注意力（H = {heads}）：\n前 {prefix} 个位置的输出逐项相同，"
-                     "最大前缀差恰为 {prefix_max}。", NARRATION["on.same"], **slots)
+            tell(self, "两次都经过因果多头注意力（H = {heads}）：\n前 {prefix} 个位置的输出逐项相同，"
+                 "最大前缀差恰为 {prefix_max}。", NARRATION["on.same"], **slots)
         elif on:
-            self.say("两次都经过因果多头注意力（H = {heads}）：\n前 {prefix} 个位置的输出变了，最大前缀差为 {prefix_max}，"
-                     "因果限制有漏洞。", NARRATION["on.leak"], **slots)
+            tell(self, "两次都经过因果多头注意力（H = {heads}）：\n前 {prefix} 个位置的输出变了，最大前缀差为 {prefix_max}，"
+                 "因果限制有漏洞。", NARRATION["on.leak"], **slots)
         else:
             caption = ("关掉掩码再做一次：前 {prefix} 个位置的输出跟着未来一起变，最大变化为 {prefix_max}。"
                        if run.prefix_max > 0 else
@@ -143,14 +138,9 @@ class FutureCheck(ClipScene):
         c = int(np.argmax(np.abs(run.y2[b, t] - run.y[b, t])))
         where = {"batch": book.index(f"batch[{b}]", b), "position": book.index(f"position[{t}]", t)}
         title = note(book, "批 {batch} · 位置 {position}：两次的输出", **where, color=style.TRACK)
-        zoom = pictures.columns(book, title, ("y", "y′"), (f"{name}.y[{b}][{t}]", f"{name}.y2[{b}][{t}]"),
-                                run.y[b, t], run.y2[b, t])
         gap = float(run.change[b, t])
-        same_text = all(style.format_number(a) == style.format_number(e)
-                        for a, e in zip(run.y[b, t], run.y2[b, t]))
-        if gap > 0 and same_text:     # the two columns read the same at four decimals, yet differ
-            zoom.add(note(book, "两列在四位小数内相同，实际最大差 {}", slot(book, f"{name}.change[{b}][{t}]", gap),
-                          color=style.MASK).next_to(zoom, DOWN, buff=0.2))
+        zoom = two_runs(book, title, ("y", "y′"), (f"{name}.y[{b}][{t}]", f"{name}.y2[{b}][{t}]"),
+                        run.y[b, t], run.y2[b, t], gap, f"{name}.change[{b}][{t}]")
         said = NARRATION["made.moved" if gap > 0 else "made.same"]
         self.narrate(said, **named(said, {
             **where, "feature": book.index(f"feature[{c}]", c),
@@ -158,27 +148,8 @@ class FutureCheck(ClipScene):
             "before": book.fmt(f"{name}.y[{b}][{t}][{c}]", run.y[b, t, c]),
             "after": book.fmt(f"{name}.y2[{b}][{t}][{c}]", run.y2[b, t, c])}))
         mode = "因果掩码开 · 前缀最大差" if on else "因果掩码关 · 前缀最大差"
-        summary = VGroup(note(book, mode, color=style.TEXT, size=style.BODY_SIZE), worst)
-        summary.arrange(RIGHT, buff=0.2)
-        made = parts.change_made(book, board, zoom, b, t, c)
-        band = self.show_runs(board, zoom, summary, made)
-        target = made.grid.entry
-        board.remove(*board.numbers)           # the changes after the worked one, at once
-        self.play(Appear(board), Appear(zoom), Appear(summary[0]))
-        if band is not None:
-            derive.derive(self, made, band)
-        self.play(*[Appear(n) for n in board.numbers if n is not target or band is None], run_time=0.6)
-        derive.slide(self, [(worst, target)], op="max")     # the largest of them: this one
-
-    def show_runs(self, board, zoom, summary, made) -> Band | None:
-        """The board beside the zoom, the worked change's room under the zoom (where the
-        numbers stay legible with it), else by the caption line, else none."""
-        band = Band([made])
-        right = VGroup(zoom, band, summary)
-        band = derive.on_page(self.book, right, band, Area(content_width() * 0.44 - 0.3, most=1.1),
-                              lambda: right.arrange(DOWN, buff=0.35))
-        panels(board, right)
-        return derive.room(self, VGroup(board, right), [made], band)
+        words = note(book, mode, color=style.TEXT, size=style.BODY_SIZE)
+        worked_board(self, board, zoom, words, worst, parts.change_made(book, board, zoom, b, t, c))
 
     # -- step 4
     def gradients(self) -> None:
@@ -187,11 +158,11 @@ class FutureCheck(ClipScene):
                  "future_grad": slot(book, "future_grad", r.future_grad),
                  "future_grad_off": slot(book, "future_grad_off", r.future_grad_off)}
         if r.future_grad == 0:
-            self.say("梯度检查：损失 L 只取前 {prefix} 个位置的输出；它对后 {future} 个位置输入的梯度恰为 {future_grad}。",
-                     NARRATION["grad.zero"], **slots)
+            tell(self, "梯度检查：损失 L 只取前 {prefix} 个位置的输出；它对后 {future} 个位置输入的梯度恰为 {future_grad}。",
+                 NARRATION["grad.zero"], **slots)
         else:
-            self.say("梯度检查：损失 L 只取前 {prefix} 个位置的输出；它对后 {future} 个位置输入的梯度却有 {future_grad}。",
-                     NARRATION["grad.leak"], **slots)
+            tell(self, "梯度检查：损失 L 只取前 {prefix} 个位置的输出；它对后 {future} 个位置输入的梯度却有 {future_grad}。",
+                 NARRATION["grad.leak"], **slots)
         self.clear_stage()
         loss = note(book, "L = 前 {prefix} 个位置输出的平方和 = {loss}（掩码开）", prefix=self.prefix(),
                     loss=book.fmt("loss", r.loss), color=style.TEXT, size=style.BODY_SIZE)
@@ -200,7 +171,7 @@ class FutureCheck(ClipScene):
         off = slots["future_grad_off"]
         off_line = (note(book, "关掉掩码：未来位置的梯度范数最大为 {}", off, color=style.MASK)
                     if r.future_grad_off > 0 else note(book, "关掉掩码：未来位置的梯度这次也是 {}", off))
-        Area(content_width(), most=1.2).place(VGroup(loss, head, charts, off_line).arrange(DOWN, buff=0.35))
+        one_under_another(loss, head, charts, off_line, buff=0.35, most=1.2, left=False)
         self.play(Appear(loss), Appear(head))
         self.play(*[Create(c[0]) for c in charts], *[Appear(c[2]) for c in charts])
         self.play(*[FadeIn(bar, shift=UP * 0.2) for c in charts for bar in c[1]])
@@ -209,7 +180,7 @@ class FutureCheck(ClipScene):
     # -- step 5
     def dropout(self) -> None:
         r, book = self.result, self.book
-        p = book.fmt("p", r.p, parts.exact_decimals(r.p))
+        p = book.fmt("p", r.p, exact_decimals(r.p))
         noise, shared = change(book, "drop.noise", r.drop_noise), change(book, "drop.shared", r.drop_shared)
         slots = {"p": p, "noise": slot(book, "drop.noise", r.drop_noise),
                  "shared": slot(book, "drop.shared", r.drop_shared)}
@@ -217,11 +188,11 @@ class FutureCheck(ClipScene):
             self.step("dropout 的 p = {}：不丢弃任何项，两次运行本就相同；\np 大于零时，检查要关掉 dropout 或共用一个掩码。", p)
             self.narrate(NARRATION["dropout.off"], p)
         elif r.drop_noise > 0:
-            self.say("打开 dropout（p = {p}）：不扰动时两次输出也相差 {noise}；\n共用一个掩码（同一 seed）时差为 {shared}。",
-                     NARRATION["dropout.on"], **slots)
+            tell(self, "打开 dropout（p = {p}）：不扰动时两次输出也相差 {noise}；\n共用一个掩码（同一 seed）时差为 {shared}。",
+                 NARRATION["dropout.on"], **slots)
         else:
-            self.say("打开 dropout（p = {p}）：这两个掩码在前缀上恰好相同，差为 {noise}；"
-                     "\n一般两次的掩码不同，所以检查时要关掉 dropout 或共用掩码。", NARRATION["dropout.same"], **slots)
+            tell(self, "打开 dropout（p = {p}）：这两个掩码在前缀上恰好相同，差为 {noise}；"
+                 "\n一般两次的掩码不同，所以检查时要关掉 dropout 或共用掩码。", NARRATION["dropout.same"], **slots)
         self.clear_stage()
         rows = [[note(book, "训练模式，两次运行"), note(book, "前缀最大差")],
                 [note(book, "两个掩码 · 不扰动", color=style.TEXT), noise],
@@ -231,7 +202,7 @@ class FutureCheck(ClipScene):
                  change(book, "on.prefix_max", r.eval_check)]]
         head = note(book, "dropout p = {}，作用在 softmax 之后的权重上", p, color=style.ACCENT, size=style.BODY_SIZE)
         left = parts.mask_pictures(book, r)
-        right = VGroup(head, parts.table(rows)).arrange(DOWN, buff=0.4, aligned_edge=LEFT)
+        right = VGroup(head, table(rows)).arrange(DOWN, buff=0.4, aligned_edge=LEFT)
         panels(left, right, split=0.42, top=False)
         self.play(Appear(left))
         self.play(Appear(right))
@@ -265,7 +236,7 @@ class FutureCheck(ClipScene):
         verdict = ("权重图相同，行为不同：改未来输入直接检验因果性" if r.bug.prefix_max > 0 else
                    "只有一个头：两种合并本就相同，都通过" if r.heads == 1 else
                    "两种实现这一次都通过了：检验的是行为本身")
-        right = VGroup(parts.table(rows), note(book, verdict, color=style.ACCENT, size=style.BODY_SIZE))
+        right = VGroup(table(rows), note(book, verdict, color=style.ACCENT, size=style.BODY_SIZE))
         panels(left, right.arrange(DOWN, buff=0.5, aligned_edge=LEFT), split=0.4, top=False)
         self.play(Appear(left))
         self.play(Appear(right))

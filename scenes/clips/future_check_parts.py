@@ -1,44 +1,19 @@
-"""Builders for the future-check clip: the changes a check needs to be exactly zero, the board
-beside its panel, the worked change, the dropout masks and the tables of words and changes.
-Strips, boards and pictures are the kit's (scenes/kit/pictures.py), bars too (bars.py).
+"""Builders for the future-check clip: the worked change and the dropout masks, and what the
+lecturer says. Strips, boards and pictures are the kit's (scenes/kit/pictures.py), bars too
+(bars.py), the changes that must be exactly zero and the board beside its panel sheets.py's.
 
 Every number goes through the NumberBook.
 """
 from __future__ import annotations
 
-from manim import DOWN, LEFT, ORIGIN, RIGHT, UP, Mobject, VGroup
+from manim import DOWN, RIGHT, VGroup
 
 from scenes.kit.derive_cells import gap, term
 from scenes.kit import style
-from scenes.kit.blocks import share
-from scenes.kit.columns import Table
-from scenes.kit.exact import zero_or
 from scenes.kit.expressions import Derivation
-from scenes.kit.layout import content_width
 from scenes.kit.notes import note
-from scenes.kit.numbers import NumberBook, Shown
-from scenes.kit.page import Area
+from scenes.kit.numbers import NumberBook
 from scenes.kit.pictures import Board, mask_colors, picture
-
-
-def exact_decimals(value: float) -> int:
-    """Fewest decimals (up to 6) that show an input such as p or delta exactly, else 6."""
-    return style.decimals_for([value], (0, 1, 2, 3, 4, 5, 6))
-
-
-def slot(book: NumberBook, label: str, value: float) -> Shown:
-    """A change as a slot of a sentence: an exact 0 as 0."""
-    return book.fmt(label, value, zero_or(value))
-
-
-def change(book: NumberBook, label: str, value: float, size: float = style.NUMBER_SIZE) -> Mobject:
-    """A change that must be exactly 0 for the check to pass: 0 green, anything else red."""
-    return book.num(label, value, zero_or(value), color=style.VALUE if value == 0 else style.MASK, size=size)
-
-
-def panels(left: Mobject, right: Mobject, split: float = 0.56, top: bool = True) -> VGroup:
-    """The board on the left, a panel on the right, both fitted into the content area."""
-    return share(left, right, Area(content_width()), split, (1.8, 1.1), edge=UP if top else ORIGIN)
 
 
 def change_made(book: NumberBook, board: Board, zoom: VGroup, b: int, t: int, c: int) -> Derivation:
@@ -60,11 +35,6 @@ def mask_pictures(book: NumberBook, r) -> VGroup:
     legend = note(book, "批 {batch} · 头 {head}：绿 保留，红 丢弃，灰 未来（本就遮住）",
                   batch=book.index("batch[0]", 0), head=book.index("head[0]", 0))
     return VGroup(pics.arrange(RIGHT, buff=0.5), legend).arrange(DOWN, buff=0.3)
-
-
-def table(rows: list) -> Table:
-    """Words and the changes they name: left-aligned words, right-aligned numbers."""
-    return Table(rows, aligns=(LEFT, RIGHT), gap=0.45, row_h=0.62)
 
 
 # What the lecturer says in each step (the caption is its one-line summary); its slots ({prefix},

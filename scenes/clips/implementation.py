@@ -11,6 +11,7 @@ from scenes.kit.numbers import Shown
 from scenes.kit.inputs import InputError, integer, sizes
 from scenes.kit.clip import Clip, Option
 from scenes.kit.exact import zero_or
+from scenes.kit.sheets import in_turn, tell
 
 LIMITS = {"B": (1, 4), "T": (1, 8), "D": (1, 64)}   # the running example stays legible up to these
 MAX_HEADS = 8
@@ -129,23 +130,19 @@ class Implementation(ClipScene):
         self.walk(range(9, 13))
 
     def merge(self) -> None:
-        shown = {"context": self.shape("context"), "merged": self.shape("merged")}
-        if self.inputs["heads"] == 1:
-            self.step("上下文 a @ v 是 {context}；只有一个头，换回与合并只去掉头轴：{merged}，再经输出投影。", **shown)
-        else:
-            self.step("a @ v 把每个头的权重作用到 V 上，得到 {context}；transpose 换回、reshape 合并成 {merged}，"
-                      "再经输出投影。", **shown)
-        if self.inputs["heads"] == 1:
-            self.narrate("a 乘 v 用权重混合可见位置的值，得到上下文 {context}。只有一个头，换回与合并只是去掉头轴，"
-                         "得到 {merged}。最后 self.proj 这个输出投影给出 {out}，与输入同宽。",
-                         **shown, out=self.shape("out"))
-        else:
-            self.narrate("a 乘 v 让每个头用自己的权重混合自己的值，得到上下文 {context}。transpose 先把头轴和位置轴换回来，"
-                         "得到 {back}，reshape 再把最后两维合并成 {merged}；合并前必须先换回，才能把同一位置的各头拼在一起。"
-                         "最后 self.proj 这个输出投影混合不同头的信息，输出 {out}，与输入同宽。",
-                         context=shown["context"], back=self.shape("back"), merged=shown["merged"],
-                         out=self.shape("out"))
         s, book = self.result.shapes, self.book
+        shown = {"context": self.shape("context"), "merged": self.shape("merged"), "out": self.shape("out")}
+        if self.inputs["heads"] == 1:
+            tell(self, "上下文 a @ v 是 {context}；只有一个头，换回与合并只去掉头轴：{merged}，再经输出投影。",
+                 "a 乘 v 用权重混合可见位置的值，得到上下文 {context}。只有一个头，换回与合并只是去掉头轴，"
+                 "得到 {merged}。最后 self.proj 这个输出投影给出 {out}，与输入同宽。", **shown)
+        else:
+            tell(self, "a @ v 把每个头的权重作用到 V 上，得到 {context}；transpose 换回、reshape 合并成 {merged}，"
+                 "再经输出投影。",
+                 "a 乘 v 让每个头用自己的权重混合自己的值，得到上下文 {context}。transpose 先把头轴和位置轴换回来，"
+                 "得到 {back}，reshape 再把最后两维合并成 {merged}；合并前必须先换回，才能把同一位置的各头拼在一起。"
+                 "最后 self.proj 这个输出投影混合不同头的信息，输出 {out}，与输入同宽。",
+                 **shown, back=self.shape("back"))
         self.narrate("上下文的最后一维 {head_dim} 来自 v 的每头宽度；reshape 把 {heads} 乘 {head_dim} 合并回 {width}，"
                      "输出投影的宽度是它权重的行数 {out}。", head_dim=book.index("shape.context[3]", s.context[3]),
                      heads=book.index("shape.back[2]", s.back[2]),
@@ -154,45 +151,35 @@ class Implementation(ClipScene):
         self.walk(range(13, 16))
 
     def d_out(self) -> None:
+        """The two meanings of d_out, said with the widths the bars show."""
         book, w = self.book, self.result.widths
         b, t, d_model = self.inputs["shape"]
         heads = self.inputs["heads"]
-        if heads == 1:
-            self.step("只有一个头时两种 d_out 相同：每头宽度就是总宽度 {}，照搬也不会出错。",
-                      book.index("wrapper.d_out", w.head_dim))
-        else:
-            self.step("同名不同义：早期 Wrapper 的 d_out 指每个头的宽度，MultiHeadAttention 的指总宽度；"
-                      "照搬 d_out = {d_out} 输出宽 {factor} 倍。", d_out=book.index("copied.d_out", w.total),
-                      factor=book.index("copied.factor", w.factor))
-        self.narrate_d_out(b, t, d_model, heads)
-        self.clear_stage()
-        self.band = None
-        for block in parts.d_out_blocks(book, w, (b, t, d_model), heads):
-            self.play(Appear(block), run_time=0.6)
-            self.wait(0.3)
-
-    def narrate_d_out(self, b: int, t: int, d_model: int, heads: int) -> None:
-        """The two meanings of d_out, said with the widths the bars show."""
-        book, w = self.book, self.result.widths
         wrapper_out = book.coords("wrapper.shape", (b, t, heads * w.head_dim))
         if heads == 1:
-            self.narrate("上游最早的 MultiHeadAttentionWrapper 拼接多个独立的头，d_out 指每个头的宽度；"
-                         "后来的 MultiHeadAttention 一次投影再拆头，d_out 指所有头的总宽度。"
-                         "只有一个头时两者相同，都是 {d_out}，三种写法的输出都是 {shape}。"
-                         "头数一多，这两个同名参数就不再指同一个宽度，照搬前要核对形状。",
-                         d_out=book.index("wrapper.d_out", w.head_dim), shape=wrapper_out)
-            return
-        self.narrate("上游最早的 MultiHeadAttentionWrapper 实例化多个独立的头再拼接，d_out 指每个头的宽度："
-                     "{wrapper_heads} 个头各输出 {wrapper_d_out}，拼接后是 {wrapper_out}。"
-                     "后来的 MultiHeadAttention 中 d_out 指所有头的总宽度 {mha_d_out}，"
-                     "一次投影后拆成 {mha_heads} 个头。这两个参数虽然同名，指的却不是同一个宽度；"
-                     "若把 d_out = {copied_d_out} 直接照搬给 Wrapper，输出就变成 {copied_out}，宽度扩大 {factor} 倍。",
-                     wrapper_heads=book.index("wrapper.heads", heads),
-                     wrapper_d_out=book.index("wrapper.d_out", w.head_dim), wrapper_out=wrapper_out,
-                     mha_d_out=book.index("mha.d_out", w.total), mha_heads=book.index("mha.heads", heads),
-                     copied_d_out=book.index("copied.d_out", w.total),
-                     copied_out=book.coords("copied.shape", (b, t, heads * w.total)),
-                     factor=book.index("copied.factor", w.factor))
+            tell(self, "只有一个头时两种 d_out 相同：每头宽度就是总宽度 {d_out}，照搬也不会出错。",
+                 "上游最早的 MultiHeadAttentionWrapper 拼接多个独立的头，d_out 指每个头的宽度；"
+                 "后来的 MultiHeadAttention 一次投影再拆头，d_out 指所有头的总宽度。"
+                 "只有一个头时两者相同，都是 {d_out}，三种写法的输出都是 {shape}。"
+                 "头数一多，这两个同名参数就不再指同一个宽度，照搬前要核对形状。",
+                 d_out=book.index("wrapper.d_out", w.head_dim), shape=wrapper_out)
+        else:
+            tell(self, "同名不同义：早期 Wrapper 的 d_out 指每个头的宽度，MultiHeadAttention 的指总宽度；"
+                 "照搬 d_out = {copied_d_out} 输出宽 {factor} 倍。",
+                 "上游最早的 MultiHeadAttentionWrapper 实例化多个独立的头再拼接，d_out 指每个头的宽度："
+                 "{wrapper_heads} 个头各输出 {wrapper_d_out}，拼接后是 {wrapper_out}。"
+                 "后来的 MultiHeadAttention 中 d_out 指所有头的总宽度 {mha_d_out}，"
+                 "一次投影后拆成 {mha_heads} 个头。这两个参数虽然同名，指的却不是同一个宽度；"
+                 "若把 d_out = {copied_d_out} 直接照搬给 Wrapper，输出就变成 {copied_out}，宽度扩大 {factor} 倍。",
+                 wrapper_heads=book.index("wrapper.heads", heads),
+                 wrapper_d_out=book.index("wrapper.d_out", w.head_dim), wrapper_out=wrapper_out,
+                 mha_d_out=book.index("mha.d_out", w.total), mha_heads=book.index("mha.heads", heads),
+                 copied_d_out=book.index("copied.d_out", w.total),
+                 copied_out=book.coords("copied.shape", (b, t, heads * w.total)),
+                 factor=book.index("copied.factor", w.factor))
+        self.clear_stage()
+        self.band = None
+        in_turn(self, parts.d_out_blocks(book, w, (b, t, d_model), heads), run_time=0.6, pause=0.3)
 
     def sdpa(self) -> None:
         book, chk, c = self.book, self.result.check, compute
@@ -222,5 +209,4 @@ class Implementation(ClipScene):
                          "要回头核对掩码、缩放和轴的顺序。", **gaps)
         self.narrate("这项检查只在 CPU 上进行，没有测试 GPU 融合内核的结果与性能，也没有测半精度。")
         self.clear_stage()
-        for part in parts.sdpa_board(book, chk, book.index("seed", self.inputs["seed"])):
-            self.play(Appear(part), run_time=0.6)
+        in_turn(self, parts.sdpa_board(book, chk, book.index("seed", self.inputs["seed"])), run_time=0.6)

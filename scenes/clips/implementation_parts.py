@@ -18,6 +18,7 @@ from scenes.kit.layout import content_width
 from scenes.kit.notes import lines
 from scenes.kit.numbers import NumberBook, Shown
 from scenes.kit.page import Area
+from scenes.kit.sheets import one_under_another
 
 SMALL = 20           # the d_out blocks and the check's board
 
@@ -97,7 +98,7 @@ def d_out_blocks(book: NumberBook, w: Any, size: tuple, heads: int) -> list:
         blocks.append(VGroup(code, book.text(verdict, size=SMALL, color=style.MUTED),
                              VGroup(bar, tag.next_to(bar, RIGHT, buff=0.3))).arrange(DOWN, aligned_edge=LEFT,
                                                                                      buff=0.14))
-    Area(content_width()).place(VGroup(*blocks).arrange(DOWN, aligned_edge=LEFT, buff=0.42))
+    one_under_another(*blocks, buff=0.42)
     return blocks
 
 
@@ -125,8 +126,8 @@ def sdpa_board(book: NumberBook, chk: Any, seed: Shown) -> VGroup:
                 ("梯度 ∂L/∂V：最大 |差|", "sdpa.grad_v", chk.grad_v, style.VALUE))]
     eps = book.text("参照：float{bits} 的机器精度 eps = {eps}", bits=bits, eps=book.fmt("sdpa.eps", chk.eps),
                     size=SMALL, color=style.MUTED)
-    gaps = Table(rows, aligns=(LEFT, LEFT), gap=0.5, row_h=0.42)
+    table = Table(rows, aligns=(LEFT, LEFT), gap=0.5, row_h=0.42)
     limits = lines(book, [("未覆盖：GPU 融合内核（如 FlashAttention）的结果与性能、半精度；这里只测了 CPU 上的小张量。",
                            style.MUTED)])
-    group = VGroup(code, setup, VGroup(gaps, eps).arrange(DOWN, aligned_edge=LEFT, buff=0.22), limits)
-    return Area(content_width()).place(group.arrange(DOWN, aligned_edge=LEFT, buff=0.32))
+    gaps = VGroup(table, eps).arrange(DOWN, aligned_edge=LEFT, buff=0.22)
+    return one_under_another(code, setup, gaps, limits, buff=0.32)

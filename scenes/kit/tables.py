@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from manim import DOWN, Mobject, VGroup
+from manim import DOWN, Mobject, VGroup, VMobject
 
 from scenes.kit import derive
 from scenes.kit.derive import Band
@@ -28,7 +28,7 @@ def under(top: Mobject, mob: Mobject, area: Area, buff: float = 0.35) -> Mobject
     return fit(mob, area.width, area.tall(), area.most).next_to(top, DOWN, buff=buff).set_x(0)
 
 
-def with_band(book: NumberBook, blocks: Sequence[Mobject], made: Sequence[Derivation], area: Area,
+def with_band(book: NumberBook, blocks: Sequence[VMobject], made: Sequence[Derivation], area: Area,
               buff: float = 0.25) -> tuple[VGroup, Band | None]:
     """The blocks, and under them a band for the derivations `made`, stacked `buff` apart: the
     band stays where, scaled into `area`, every number keeps LEGIBLE_H (derive.on_page), else the

@@ -66,7 +66,7 @@ class TensorView:
         self.texts: dict[int, Mobject] = {}
         self.boxes: dict[int, Mobject] = {}
         header_of: dict[int, Mobject] = {}
-        blocks = []
+        blocks: list[Any] = []
         for i0, i1 in np.ndindex(ids.shape[:2]):
             sub = np.atleast_2d(ids[i0, i1])
             at = (lambda i, j: (i0, i1, i, j)) if ids.ndim == 4 else (lambda i, j: (i0, i1, j))
@@ -96,7 +96,7 @@ class TensorView:
     def parts(self) -> list[Mobject]:
         return [self.box_group, self.headers, *self.texts.values()]
 
-    def frame(self, n: int) -> VGroup:
+    def frame(self, n: int) -> Mobject:
         """The double frame around element n (the lab's 双线框)."""
         box = self.boxes[n]
         inner = SurroundingRectangle(box, buff=0.0, color=style.TRACK, stroke_width=3)
@@ -113,7 +113,8 @@ class TensorView:
 def morph(old: TensorView, new: TensorView,
           frames: Iterable[tuple[Mobject, Mobject]] = ()) -> list[Animation]:
     """Move every id from its place in `old` to its place in `new` (and the frames with it)."""
-    anims = [Vanish(old.box_group), Vanish(old.headers), Appear(new.box_group), Appear(new.headers)]
+    anims: list[Animation] = [Vanish(old.box_group), Vanish(old.headers), Appear(new.box_group),
+                              Appear(new.headers)]
     anims += [ReplacementTransform(old.texts[n], new.texts[n]) for n in old.texts]
     anims += [ReplacementTransform(a, b) for a, b in frames]
     return anims
@@ -128,10 +129,10 @@ def moved(book: NumberBook, old: TensorView, new: TensorView, n: int) -> None:
         rec["derivation"] = {"step": book.step, "op": "move", "shows": [old.label_of[n]], "motion": "morph"}
 
 
-def info_lines(book: NumberBook, lines: Sequence[tuple[Shown | str, str]]) -> VGroup:
+def info_lines(book: NumberBook, lines: Sequence[tuple[Shown | str, str]]) -> Mobject:
     """The lines above the tensor: (text, colour) pairs, left-aligned, under the title."""
     group = fit(notes.lines(book, lines, size=style.LABEL_SIZE, buff=0.14), content_width())
-    return group.move_to([0, style.CONTENT_TOP, 0], aligned_edge=UP)
+    return group.move_to(np.array([0.0, style.CONTENT_TOP, 0.0]), aligned_edge=UP)
 
 
 class Stage:
@@ -141,8 +142,8 @@ class Stage:
     def __init__(self, scene: Any) -> None:
         self.scene = scene
         self.view: TensorView | None = None
-        self.frame: Mobject | None = None
-        self.info: Mobject | None = None
+        self.frame: Any = None
+        self.info: Any = None
 
     def show(self, name: str, ids: Any, track: int, lines: Sequence[tuple[Shown | str, str]],
              marks: Iterable[int] | None = None) -> TensorView:

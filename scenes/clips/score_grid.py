@@ -1,12 +1,11 @@
 """4.2 为什么拆成查询、键和值 and 4.3 缩放因子来自点积的方差:
 Q, K, V projections, the QK^T grid and why the scores are divided by sqrt(d_k)."""
 import numpy as np
-from manim import DOWN, RIGHT, UL, UP, FadeIn, LaggedStart, VGroup, Write
+from manim import DOWN, RIGHT, UP, FadeIn, LaggedStart, VGroup, Write
 
-from scenes.clips.score_grid_parts import (AREA, FULL_SCALE, MIN_SCALE, WIDTH, axis_names, falk,
-                                           first_cell, first_scaled, grid_decimals, labelled_grid, lit_from,
-                                           make_scaled, projection_block, role_grid, shape_rule, show_block,
-                                           variance_table)
+from scenes.clips.score_grid_parts import (AREA, FULL_SCALE, MIN_SCALE, WIDTH, axis_names, first_cell,
+                                           first_scaled, grid_decimals, lit_from, make_scaled,
+                                           projection_block, role_grid, shape_rule, variance_table)
 from scenes.clips.score_grid_words import (GIVEN_FIRST, GIVEN_MORE, GIVEN_SAYS, SAYS, SQUARE, direct_says,
                                            projection_says, row_caption, scaled_says, scaling_says,
                                            scores_says, w_says)
@@ -16,7 +15,8 @@ from scenes.kit.anim import Appear
 from scenes.kit.base import ClipScene
 from scenes.kit.inputs import InputError, integer, matrix, tokens
 from scenes.kit.clip import Clip, Option
-from scenes.kit.blocks import batches, grouped_bars, heat_legend, over_columns, place_bars
+from scenes.kit.blocks import grouped_bars, heat_legend, over_columns, place_bars
+from scenes.kit.boards import alone, corner, falk, in_row, labelled, picked, show_product, splits, with_legend
 from scenes.kit.columns import align_columns
 from scenes.kit.derive import Band
 from scenes.kit.layout import retitle
@@ -116,26 +116,26 @@ class ScoreGrid(ClipScene):
             return self.given_directly()
         r, book = self.result, self.book
         rule = shape_rule(book, r).move_to(UP * RULE_Y)
-        top = rule.get_bottom()[1] - 0.15
         x = role_grid(book, "x", r.x, style.TEXT, "X",
                       row_labels=axis_names(book, self.inputs["tokens"], "x", len(r.x)))
         blocks = [projection_block(book, *role) for role in self.roles()]
         say = lambda page: projection_says(book, r, page)
         says = [said(phrase(SAYS[b.name]), say(b.name)) for b in blocks]
-        one = lambda m: (lambda s: VGroup(m))
-        options = [[Page(said(phrase("引入三个可训练矩阵：Q = X W_Q，K = X W_K，V = X W_V。"), say("all")),
-                          lambda s: falk(x, blocks, s))],
-                   [Page(said(phrase("引入三个可训练矩阵，先看 Q = X W_Q：查询，当前位置怎样查找相关信息。"),
-                              say("first")) if n == 0 else c,    # blocks[0] is always Q
-                         lambda s, b=b: falk(x, [b], s)) for n, (c, b) in enumerate(zip(says, blocks))],
-                   [Page(said(phrase("引入三个可训练矩阵：Q、K、V 都由同一个输入 X 投影而来，X 每行一个位置。"), say("x")),
-                         one(x))]
-                   + [Page(c, one(b)) for c, b in zip(says, blocks)]]
-        options.append(options[-1][:1] + [p for b, c in zip(blocks, says) for p in (
-            Page(said(w_says(book, r, b.name), say(b.w_name)), one(b.w)), Page(c, one(b.out)))])
-        area = Area(WIDTH, top=top)
-        turn(self, plan(book, options, area, [MIN_SCALE] * len(options)), area, lambda m: show_block(self, m),
-             keep=[rule], first=lambda: self.play(Appear(rule)), clear_time=0.4)
+        whole = [Page(said(phrase("引入三个可训练矩阵：Q = X W_Q，K = X W_K，V = X W_V。"), say("all")),
+                      lambda s: falk(x, blocks, s))]
+        first = said(phrase("引入三个可训练矩阵，先看 Q = X W_Q：查询，当前位置怎样查找相关信息。"), say("first"))
+        with_x = [Page(first if n == 0 else c, lambda s, b=b: falk(x, [b], s))      # blocks[0] is always Q
+                  for n, (c, b) in enumerate(zip(says, blocks))]
+        x_first = [Page(said(phrase("引入三个可训练矩阵：Q、K、V 都由同一个输入 X 投影而来，X 每行一个位置。"), say("x")),
+                        alone(x))]
+        each = x_first + [Page(c, alone(b)) for c, b in zip(says, blocks)]
+        halves = x_first + [p for b, c in zip(blocks, says) for p in (
+            Page(said(w_says(book, r, b.name), say(b.w_name)), alone(b.w)), Page(c, alone(b.out)))]
+        options = [whole, with_x, each, halves]
+        area = Area(WIDTH, top=rule.get_bottom()[1] - 0.15)
+        turn(self, plan(book, options, area, [MIN_SCALE] * len(options)), area,
+             lambda m: show_product(self, m), keep=[rule], first=lambda: self.play(Appear(rule)),
+             clear_time=0.4)
 
     def given_directly(self):
         book, tokens = self.book, self.inputs["tokens"]
@@ -143,14 +143,13 @@ class ScoreGrid(ClipScene):
                            row_labels=axis_names(book, tokens, n.lower(), len(vals)))
                  for vals, _, n, _, c in self.roles()]
         names = [n for _, _, n, _, _ in self.roles()]
-        row = lambda run: (lambda s: VGroup(*run).arrange(RIGHT, buff=0.6 * s, aligned_edge=UP))
         run_names = lambda run: [names[grids.index(g)] for g in run]
         described = lambda run: [book.compose(GIVEN_SAYS[n]) for n in run_names(run)]
         more = lambda run: phrase(GIVEN_MORE[len(run)], **dict(zip(("first", "second"), described(run))))
         options = [[Page(said(phrase(GIVEN_FIRST[len(names)]) if n == 0 else more(run),
-                              direct_says(book, self.result, run_names(run), n == 0)), row(run))
+                              direct_says(book, self.result, run_names(run), n == 0)), in_row(run))
                     for n, run in enumerate(runs)]
-                   for runs in ([grids], batches(grids, WIDTH, 5.9, 0.6, MIN_SCALE), [[g] for g in grids])]
+                   for runs in splits(grids, WIDTH, 5.9, 0.6, MIN_SCALE)]
         turn(self, plan(book, options, AREA, [MIN_SCALE] * len(options)), AREA,
              lambda m: self.play(Appear(m), run_time=0.6), clear_time=0.4)
 
@@ -159,14 +158,10 @@ class ScoreGrid(ClipScene):
         """The grid (column labels set by each layout: whole or abbreviated), its legend and the
         two sets of column labels."""
         decimals = grid_decimals(values)
-        grid = labelled_grid(self.book, name, values, decimals, heat="scores",
-                             row_labels=self.q_names, row_color=style.QUERY)
+        grid = labelled(self.book, name, values, decimals, heat="scores", row_labels=self.q_names,
+                          row_color=style.QUERY)
         bar = heat_legend(self.book, f"{name}_legend", *low_high, decimals)
-        corner = VGroup(self.book.label("键 →", color=style.KEY, size=style.LABEL_SIZE),
-                        self.book.label("查询 ↓", color=style.QUERY, size=style.LABEL_SIZE))
-        corner.arrange(DOWN, buff=0.08, aligned_edge=RIGHT).next_to(grid.box_group, UL, buff=0.12)
-        grid.add(corner)
-        grid.corner = corner
+        corner(self.book, grid, "键 →", "查询 ↓", style.KEY, style.QUERY)
         return grid, bar, self.columns()
 
     def columns(self):
@@ -188,20 +183,17 @@ class ScoreGrid(ClipScene):
 
         def board(cols, parts, s):     # the formula and the band (those of them this page has) above
             over_columns(grid, cols, s)
-            body = VGroup(VGroup(grid, tag).arrange(DOWN, buff=0.25 * s), bar).arrange(RIGHT, buff=0.5 * s)
-            return VGroup(*parts, body).arrange(DOWN, buff=0.3 * s)
-
-        def page(cols, parts):         # whole column labels first; the formula goes first, then the band
-            out = Page(caption, lambda s: board(cols, parts, s))
-            out.parts = parts
-            return [out]
-        options = variants(page, labels, optional(head, band))
+            return VGroup(*parts, with_legend(grid, tag, bar, 0.5, s)).arrange(DOWN, buff=0.3 * s)
+        parts = optional(head, band)   # whole column labels first; the formula goes first, then the band
+        options = variants(lambda cols, shown: [Page(caption, lambda s: board(cols, shown, s))],
+                           labels, parts)
         pages = plan(book, options, AREA, needs(options, FULL_SCALE, MIN_SCALE, last=4))
         turn(self, pages, AREA, lambda m: None, clear_time=0.4)
-        if head in pages[0].parts:
+        _, shown = picked(options, pages, labels, parts)
+        if head in shown:
             self.play(Write(head))
-        placed = VGroup(*[p for p in pages[0].parts if p is not band], grid, tag)
-        made = derive.room(self, placed, [first], band if band in pages[0].parts else None)
+        placed = VGroup(*[p for p in shown if p is not band], grid, tag)
+        made = derive.room(self, placed, [first], band if band in shown else None)
         shell, rest = first_of(book, grid, [first], made)
         self.play(Appear(shell), Appear(tag))
         make(self, [lit_from(first, grid)], made, rest)    # from a row of Q and one of K, then the rest
@@ -227,13 +219,11 @@ class ScoreGrid(ClipScene):
         then = said(phrase("每个分数除以 √dₖ = {}：缩放后的分数网格，行仍是查询，列仍是键。", scale),
                     scaling_says(book, r, "grid"))
         made = first_scaled(book, r, grid, root)
-
         band = Band([made])
 
         def right(cols, parts, s):     # the factor, the band where this page has it, the scaled grid
             over_columns(grid, cols, s)
-            return VGroup(root, *parts, VGroup(VGroup(grid, tag).arrange(DOWN, buff=0.25 * s), bar)
-                          .arrange(RIGHT, buff=0.4 * s)).arrange(DOWN, buff=0.3 * s)
+            return VGroup(root, *parts, with_legend(grid, tag, bar, 0.4, s)).arrange(DOWN, buff=0.3 * s)
 
         def pages(apart, cols, parts):  # the table beside the grid, else each on its own board
             blocks = [lambda s: left, lambda s: right(cols, parts, s)]
@@ -266,8 +256,8 @@ class ScoreGrid(ClipScene):
                 ("row.scaled", r.scaled[i], grid_decimals(r.scaled), "q·k/√dₖ", style.TEXT),
                 ("weights_raw", r.weights_raw, 4, "softmax(q·k)", style.MUTED),
                 ("weights_scaled", r.weights_scaled, 4, "softmax(q·k/√dₖ)", style.ACCENT)]
-        grids = [labelled_grid(book, n, vals[None, :], d, row_labels=[lab], row_color=c,
-                               heat="weights" if n.startswith("weights") else None)
+        grids = [labelled(book, n, vals[None, :], d, row_labels=[lab], row_color=c,
+                            heat="weights" if n.startswith("weights") else None)
                  for n, vals, d, lab, c in rows]
         table = align_columns(grids, buff=0.12)
         bars = grouped_bars([r.weights_raw, r.weights_scaled], [style.MUTED, style.ACCENT], len(r.k))

@@ -1,18 +1,16 @@
-"""Builders for the score-grid clip: named grids with shape tags, the projections' boards, the
-variance table and the numbers made in front of the viewer (pages: scenes/kit/page.py; legends,
-bars and aligned columns: scenes/kit/blocks.py, columns.py). Numbers only through the NumberBook."""
+"""Builders for the score-grid clip: its role grids and projection blocks (kit/boards.py: named grids,
+W above its product), the variance table and the numbers made in front of the viewer (pages:
+scenes/kit/page.py; legends and bars: scenes/kit/blocks.py). Numbers only through the NumberBook."""
 from __future__ import annotations
 
-from typing import Sequence
-
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, LaggedStart, Mobject, VGroup
+from manim import DOWN, RIGHT, UP, Mobject, VGroup
 
-from scenes.kit import derive, expressions as ex, style
+from scenes.kit import boards, derive, expressions as ex, style
 from scenes.kit.anim import Appear
+from scenes.kit.boards import labelled
 from scenes.kit.derive import Band
 from scenes.kit.expressions import Derivation, Term
-from scenes.kit.columns import same_columns
 from scenes.kit.grids import MatrixGrid
 from scenes.kit.made import first_of, make
 from scenes.kit.numbers import NumberBook, Shown
@@ -41,42 +39,16 @@ def axis_names(book: NumberBook, tokens: list[str] | None, prefix: str, count: i
     return [book.compose(prefix + "{}", book.index(f"{prefix}.index[{j}]", j)) for j in range(count)]
 
 
-def labelled_grid(book: NumberBook, name: str, values, decimals: int, row_labels=None,
-                  col_labels=None, row_color: str = style.TEXT, col_color: str = style.TEXT,
-                  **kw) -> MatrixGrid:
-    """A MatrixGrid whose axis labels keep the book's provenance (labels such as q0 are Shown)."""
-    mob = MatrixGrid(book, name, values, decimals, **kw)
-    for n, text in enumerate(row_labels or []):
-        mob.row_labels.add(book.label(text, color=row_color, size=style.LABEL_SIZE)
-                           .next_to(mob.boxes[n][0], LEFT, buff=0.15))
-    for n, text in enumerate(col_labels or []):
-        mob.col_labels.add(book.label(text, color=col_color, size=style.LABEL_SIZE)
-                           .next_to(mob.boxes[0][n], UP, buff=0.15))
-    return mob
-
-
-def name_tag(book: NumberBook, tex: str, name: str, shape, color: str) -> VGroup:
-    """'W_Q [3, 2]': the matrix's name (LaTeX) and its shape, each size recorded."""
-    head = book.math(tex, color=color, size=style.BODY_SIZE)
-    dims = book.label(book.coords(f"{name}.shape", shape), color=color, size=style.LABEL_SIZE)
-    return VGroup(head, dims).arrange(RIGHT, buff=0.15)
-
-
 def role_grid(book: NumberBook, name: str, values, color: str, tex: str, side=DOWN, **kw) -> VGroup:
-    """A grid drawn in its role's colour with 'name [shape]' beside it."""
-    mob = labelled_grid(book, name, values, grid_decimals(values), stroke=color, **kw)
-    tag = name_tag(book, tex, name, values.shape, color).next_to(mob.box_group, side, buff=0.15)
-    group = VGroup(mob, tag)
-    group.grid, group.tag, group.side = mob, tag, side
-    return group
+    """A grid drawn in its role's colour with 'name [shape]' beside it, at the grid's decimals."""
+    return boards.named_grid(book, name, values, grid_decimals(values), color, tex, side, **kw)
 
 
 def variance_table(book: NumberBook, v, own: int) -> VGroup:
     """d_k | Var(q.k) | Var(q.k / sqrt(d_k)), the clip's own d_k in the tracked colour."""
-    cols = [labelled_grid(book, "variance.d_k", [[d] for d in v.d_ks], 0, col_labels=["dₖ"]),
-            labelled_grid(book, "variance.var", v.var[:, None], 4, col_labels=["Var(q·k)"]),
-            labelled_grid(book, "variance.var_scaled", v.var_scaled[:, None], 4,
-                          col_labels=["Var(q·k/√dₖ)"])]
+    cols = [labelled(book, "variance.d_k", [[d] for d in v.d_ks], 0, col_labels=["dₖ"]),
+            labelled(book, "variance.var", v.var[:, None], 4, col_labels=["Var(q·k)"]),
+            labelled(book, "variance.var_scaled", v.var_scaled[:, None], 4, col_labels=["Var(q·k/√dₖ)"])]
     table = VGroup(*cols).arrange(RIGHT, buff=0.1, aligned_edge=DOWN)
     for g in cols:
         g.entry(own, 0).set_color(style.TRACK)
@@ -86,42 +58,17 @@ def variance_table(book: NumberBook, v, own: int) -> VGroup:
     return table
 
 
-# ---------------------------------------------------------------- pages
-def show_block(scene, mob) -> None:
-    """A projection block shows W, then fills its product entry by entry; anything else appears."""
-    if hasattr(mob, "out"):
-        scene.play(Appear(mob.w), run_time=0.5)
-        mob = mob.out
-    if not getattr(mob, "product", False):
-        return scene.play(Appear(mob))
-    scene.play(Appear(mob.tag), Appear(mob.grid.box_group), run_time=0.5)
-    scene.play(LaggedStart(*[Appear(mob.grid.entry(i, j)) for i in range(mob.grid.n_rows)
-                             for j in range(mob.grid.n_cols)], lag_ratio=0.05), run_time=0.8)
-
-
-def falk(x: VGroup, blocks: Sequence[VGroup], s: float = 1.0) -> VGroup:
-    """X to the left of the products, each W above its product, X's rows beside theirs."""
-    row = VGroup(*blocks).arrange(RIGHT, buff=0.45 * s, aligned_edge=UP)
-    VGroup(x, row).arrange(RIGHT, buff=0.45 * s)
-    x.shift(UP * (blocks[-1].grid.box_group.get_y() - x.grid.box_group.get_y()))
-    return VGroup(x, *blocks)
-
-
 def shape_rule(book: NumberBook, r) -> VGroup:
     """[T, D_in] . [D_in, d_k] -> [T, d_k], then the same with this input's sizes."""
     x, w, q = (book.coords(f"rule.{n}", a.shape) for n, a in (("x", r.x), ("wq", r.wq), ("q", r.q)))
     return VGroup(book.math(r"[T, D_{in}] \cdot [D_{in}, d_k] \to [T, d_k]", size=34),
                   book.text("：{x} · {w} → {q}", x=x, w=w, q=q, size=style.BODY_SIZE)).arrange(RIGHT, buff=0.2)
 
+
 def projection_block(book: NumberBook, values, w, name, w_name, color) -> VGroup:
     """W above its product, columns over columns (the product sits under W, beside X)."""
-    w_grid = role_grid(book, f"w{name.lower()}", w, color, w_name, side=UP)
-    out = role_grid(book, name.lower(), values, color, name)
-    out.product = True
-    same_columns(w_grid, out)
-    block = VGroup(w_grid, out).arrange(DOWN, buff=0.3)
-    block.w, block.out, block.grid, block.name, block.w_name = w_grid, out, out.grid, name, w_name
-    return block
+    return boards.product(role_grid(book, f"w{name.lower()}", w, color, w_name, side=UP),
+                          role_grid(book, name.lower(), values, color, name), name, w_name)
 
 
 # ---------------------------------------------------------------- the first cell, from a row of Q and of K

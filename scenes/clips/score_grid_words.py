@@ -8,7 +8,7 @@ import numpy as np
 
 from scenes.clips.score_grid_parts import grid_decimals
 from scenes.kit.numbers import NumberBook, Shown
-from scenes.kit.page import Said, join, phrase, said
+from scenes.kit.page import Said, join, named, phrase, said
 
 SAYS = {"Q": "Q = X W_Q：查询，当前位置怎样查找相关信息。", "K": "K = X W_K：键，决定位置 j 在什么查询下得到高分。",
         "V": "V = X W_V：值，承载要汇总的特征。"}
@@ -16,6 +16,12 @@ GIVEN_SAYS = {"Q": "Q：每行一个查询", "K": "K：与 Q 一样宽，才能�
 GIVEN_FIRST = {2: "直接给定 Q、K：查询与键的宽度必须相同，才能做点积。",
                3: "直接给定 Q、K、V：查询与键的宽度必须相同，才能做点积。"}
 GIVEN_MORE = {1: "直接给定的 {first}。", 2: "直接给定的 {first}；{second}。"}     # a later page: one or two grids
+ROW_CAPTIONS = {      # step 4, by row_case
+    "one_key": "只有一个键：softmax 把全部权重给它，缩放与否都一样（查询 {query}）。",
+    "dk_one": "本例 dₖ = {d_k}：除以 √dₖ 不改变分数，两行权重相同（查询 {query}）。",
+    "flat": "这一行的分数全相同：缩放前后权重都均匀（查询 {query}）。",
+    "peaks_equal": "同一行 softmax：不缩放时分数差距更大，但最大权重在显示精度下相同（查询 {query}）。",
+    "sharper": "同一行 softmax：不缩放时分数差距更大，权重更集中（查询 {query}）。"}
 SQUARE = {True: "QKᵀ 是 [T, T]：第 i 行第 j 列 = qᵢ · kⱼ；行是查询，列是键。",
           False: "QKᵀ 是 [T_q, T_k]：第 i 行第 j 列 = qᵢ · kⱼ；行是查询，列是键。"}
 
@@ -33,18 +39,10 @@ def row_case(r, peaks) -> str:
 
 def row_caption(book: NumberBook, r, name: Shown, peaks) -> Said:
     """What this row shows, chosen by the data (and by the texts drawn), with its narration."""
-    case, d_k = row_case(r, peaks), book.index("d_k", r.d_k)
-    caption = {
-        "one_key": phrase("只有一个键：softmax 把全部权重给它，缩放与否都一样（查询 {}）。", name),
-        "dk_one": phrase("本例 dₖ = {d_k}：除以 √dₖ 不改变分数，两行权重相同（查询 {query}）。", d_k=d_k, query=name),
-        "flat": phrase("这一行的分数全相同：缩放前后权重都均匀（查询 {}）。", name),
-        "peaks_equal": phrase("同一行 softmax：不缩放时分数差距更大，但最大权重在显示精度下相同（查询 {}）。", name),
-        "sharper": phrase("同一行 softmax：不缩放时分数差距更大，权重更集中（查询 {}）。", name)}[case]
-    slots = {"one_key": dict(query=name, peak=peaks[0]), "dk_one": dict(d_k=d_k, query=name),
-             "flat": dict(query=name),
-             "peaks_equal": dict(query=name, peak=peaks[0]),
-             "sharper": dict(query=name, raw=peaks[0], scaled=peaks[1])}[case]
-    return said(caption, phrase(NARRATION["row." + case], **slots))
+    case = row_case(r, peaks)
+    slots = dict(query=name, d_k=book.index("d_k", r.d_k), peak=peaks[0], raw=peaks[0], scaled=peaks[1])
+    caption, says = ROW_CAPTIONS[case], NARRATION["row." + case]
+    return said(phrase(caption, **named(caption, slots)), phrase(says, **named(says, slots)))
 
 
 def w_says(book: NumberBook, r, name: str) -> tuple:

@@ -1,7 +1,7 @@
 """4.1 先把加权平均写清楚: scores, softmax and the weighted sum of the inputs."""
 
 import numpy as np
-from manim import DOWN, RIGHT, Create, FadeIn, GrowArrow, Mobject, NumberPlane, VGroup, Write, config
+from manim import DOWN, RIGHT, Create, FadeIn, Mobject, NumberPlane, VGroup, Write
 
 from scenes.clips.weighted_average_parts import (divide_table, first_mix, first_score, first_weight, places,
                                                 softmax_board, softmax_table, spoken)
@@ -15,7 +15,7 @@ from scenes.kit.grids import MatrixGrid
 from scenes.kit.layout import content_center, fit
 from scenes.kit.made import first_of, make
 from scenes.kit.page import named as slots_in, speak
-from scenes.kit.plane import arrow, place_tags
+from scenes.kit.plane import arrow
 from scenes.kit.numbers import Shown
 from scenes.kit.inputs import integer, matrix, tokens
 from scenes.kit.clip import Clip, Option
@@ -103,12 +103,6 @@ class WeightedAverage(ClipScene):
             label.set_color(color)
         return grid
 
-    def beside_plane(self, table: Mobject) -> NumberPlane | None:
-        """Draw the table: alone, or with two components right of the plane (returned)."""
-        plane = self.place(table)
-        self.play(*([Create(plane)] if plane is not None else []), Appear(table))
-        return plane
-
     def place(self, table: Mobject) -> NumberPlane | None:
         """Place the table: alone, or with two components right of the plane (returned, not drawn)."""
         r = self.result
@@ -130,18 +124,13 @@ class WeightedAverage(ClipScene):
         speak(self, NARRATION["inputs.plane" if self.planar() else "inputs.table"], **slots)
         colors = [style.QUERY if j == r.query else style.VALUE for j in range(n_rows)]
         grid = self.grid("x", r.x, places(r.x), [named(j) for j in range(n_rows)], colors)
-        plane = self.beside_plane(grid)
+        plane = self.place(grid)
+        self.play(*([Create(plane)] if plane is not None else []), Appear(grid))
         if plane is None:
             return
-        arrows = [arrow(plane, (0, 0), r.x[j], colors[j]) for j in range(n_rows)]
-        tags = [book.label(self.short(j), color=colors[j], size=style.LABEL_SIZE)
-                for j in range(n_rows)]
-        area = (-config.frame_width / 2 + style.FRAME_MARGIN, style.CONTENT_BOTTOM,
-                grid.get_left()[0] - boards.GAP, style.CONTENT_TOP)
-        axes = [(axis.get_start(), axis.get_end()) for axis in (plane.x_axis, plane.y_axis)]
-        place_tags(tags, [plane.c2p(*r.x[j]) for j in range(n_rows)], area, plane.c2p(0, 0), axes)
-        self.play(*[GrowArrow(a) if hasattr(a, "tip") else FadeIn(a) for a in arrows],
-                  *[Appear(t) for t in tags])
+        tags = [book.label(self.short(j), color=colors[j], size=style.LABEL_SIZE) for j in range(n_rows)]
+        arrows = boards.tagged_arrows(plane, r.x, tags, colors, grid.get_left()[0] - boards.GAP)
+        self.play(*[boards.grow(a) for a in arrows], *[Appear(t) for t in tags])
 
     def dot_products(self) -> None:
         r, book = self.result, self.book
@@ -246,13 +235,9 @@ class WeightedAverage(ClipScene):
         make(self, [made], band, rest)
         if plane is None:
             return
-        tip = np.zeros(2)
-        for part in r.parts:
-            step = arrow(plane, tip, tip + part, style.VALUE)
-            self.play(GrowArrow(step) if hasattr(step, "tip") else FadeIn(step), run_time=0.5)
-            tip = tip + part
-        total_arrow = arrow(plane, (0, 0), r.output, style.ACCENT)
-        self.play(GrowArrow(total_arrow) if hasattr(total_arrow, "tip") else FadeIn(total_arrow))
+        for step in boards.head_to_tail(plane, r.parts, style.VALUE):
+            self.play(boards.grow(step), run_time=0.5)
+        self.play(boards.grow(arrow(plane, (0, 0), r.output, style.ACCENT)))
 
     def matrix_form(self) -> None:
         r, book = self.result, self.book

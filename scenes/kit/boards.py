@@ -15,7 +15,8 @@ from itertools import product as every
 from typing import Any, Callable, Sequence
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UL, UP, LaggedStart, Line, Mobject, NumberPlane, Rectangle, VGroup
+from manim import (DOWN, LEFT, RIGHT, UL, UP, FadeIn, GrowArrow, LaggedStart, Line, Mobject, NumberPlane,
+                   Rectangle, VGroup, config)
 
 from scenes.kit import derive, style
 from scenes.kit.anim import Appear
@@ -27,7 +28,7 @@ from scenes.kit.grids import MatrixGrid
 from scenes.kit.layout import content_center, content_height, content_width, fit
 from scenes.kit.numbers import NumberBook, Shown
 from scenes.kit.page import Area, Page, drawn
-from scenes.kit.plane import plane_for
+from scenes.kit.plane import arrow, place_tags, plane_for
 
 GAP = 0.22            # between a table's columns of numbers
 HEAD_GAP = 0.4        # between the heads of a table's columns
@@ -67,10 +68,25 @@ def name_tag(book: NumberBook, tex: str, name: str, shape: Any, color: str) -> V
     return VGroup(head, dims).arrange(RIGHT, buff=0.15)
 
 
+def labelled(book: NumberBook, name: str, values: Any, decimals: int, row_labels: Sequence[Any] = (),
+             col_labels: Sequence[Any] = (), row_color: str = style.TEXT, col_color: str = style.TEXT,
+             **kw: Any) -> MatrixGrid:
+    """A MatrixGrid whose axis labels are plain labels, no grid place recorded (a grid made cell
+    by cell in front of the viewer has rows with no entry yet; labels such as q0 stay Shown)."""
+    mob = MatrixGrid(book, name, values, decimals, **kw)
+    for n, text in enumerate(row_labels):
+        mob.row_labels.add(book.label(text, color=row_color, size=style.LABEL_SIZE)
+                           .next_to(mob.boxes[n][0], LEFT, buff=0.15))
+    for n, text in enumerate(col_labels):
+        mob.col_labels.add(book.label(text, color=col_color, size=style.LABEL_SIZE)
+                           .next_to(mob.boxes[0][n], UP, buff=0.15))
+    return mob
+
+
 def named_grid(book: NumberBook, name: str, values: Any, decimals: int, color: str, tex: str,
                side: np.ndarray = DOWN, **kw: Any) -> VGroup:
     """A grid drawn in its role's colour with 'name [shape]' beside it (.grid, .tag, .side)."""
-    mob = MatrixGrid(book, name, values, decimals, stroke=color, **kw)
+    mob = labelled(book, name, values, decimals, stroke=color, **kw)
     tag = name_tag(book, tex, name, values.shape, color).next_to(mob.box_group, side, buff=0.15)
     group = VGroup(mob, tag)
     group.grid, group.tag, group.side = mob, tag, side
@@ -184,6 +200,31 @@ def beside_plane(table: Mobject, points: np.ndarray | None) -> NumberPlane | Non
         return None
     fit(table, SIDE_W).move_to([TABLE_X, y, 0])
     return plane_for(points).move_to([PLANE_X, y, 0])
+
+
+def tagged_arrows(plane: NumberPlane, points: Sequence[Any], tags: Sequence[Mobject], colors: Sequence[str],
+                  right: float) -> list[Mobject]:
+    """An arrow from the origin to each point (a dot where too short), each tag placed by its tip
+    clear of the arrows, the axes and the other tags, left of x = right (plane.place_tags)."""
+    arrows = [arrow(plane, (0, 0), p, c) for p, c in zip(points, colors)]
+    area = (-config.frame_width / 2 + style.FRAME_MARGIN, style.CONTENT_BOTTOM, right, style.CONTENT_TOP)
+    axes = [(axis.get_start(), axis.get_end()) for axis in (plane.x_axis, plane.y_axis)]
+    place_tags(tags, [plane.c2p(*p) for p in points], area, plane.c2p(0, 0), axes)
+    return arrows
+
+
+def head_to_tail(plane: NumberPlane, steps: Sequence[Any], color: str) -> list[Mobject]:
+    """Arrows one after another from the origin, each starting where the last one ended."""
+    tip, out = np.zeros(2), []
+    for step in steps:
+        out.append(arrow(plane, tip, tip + step, color))
+        tip = tip + step
+    return out
+
+
+def grow(mob: Mobject) -> Any:
+    """An arrow grows from its start; a dot (an arrow too short to see) fades in."""
+    return GrowArrow(mob) if hasattr(mob, "tip") else FadeIn(mob)
 
 
 def names_fit_over(width: float, values: Any, decimals: int) -> bool:

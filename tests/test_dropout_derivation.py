@@ -19,6 +19,7 @@ import torch
 from conftest import inputs_for
 from derivations import case_inputs, cases, made
 from derivations import derived as check_derived
+from scenes.clips import dropout_parts as parts
 from scenes.compute import dropout as compute
 from scenes.compute.provenance import Source, inputs_of
 from dropout_oracle import CHECKPOINTS, SHOWN, oracle, sampled
@@ -224,33 +225,28 @@ def test_derivations_show_their_sources_and_keep_the_contract_mid_motion(kind, c
     assert len(moments) == sum("where" in d for d in made(built).values())
 
 
-def test_planted_wrong_source_is_caught(monkeypatch):
+def next_weight(book, r, t, d, i):
     """The worked entry takes the next position's weight: the right shape, the wrong source."""
-    from scenes.clips import dropout_parts as parts
-    real = parts.entry_made
-
-    def next_weight(book, r, t, mode, k, i):
-        d = real(book, r, t, mode, k, i)
-        j = (i + 1) % len(r.weights)
-        d.pieces[2] = parts.term(book, t.cells[1][j + 1])
-        return d
-    monkeypatch.setattr(parts, "entry_made", next_weight)
-    _, _, problems = derived(inputs_for(CLIP))
-    assert any("shows ['weights[1]'], which it is not made from" in p for p in problems), problems
+    d.pieces[2] = parts.term(book, t.cells[1][(i + 1) % len(r.weights) + 1])
 
 
-def test_planted_wrong_value_is_caught(monkeypatch):
+def wrong_value(book, r, t, d, i):
     """The worked entry's weight drawn with the next position's value under its own label."""
-    from scenes.clips import dropout_parts as parts
+    d.pieces[2].value = float(r.weights[(i + 1) % len(r.weights)])
+
+
+@pytest.mark.parametrize("plant, named", [(next_weight, "shows ['weights[1]'], which it is not made from"),
+                                          (wrong_value, "weights[0]")], ids=["source", "value"])
+def test_planted_wrong_source_or_value_is_caught(monkeypatch, plant, named):
     real = parts.entry_made
 
-    def wrong_value(book, r, t, mode, k, i):
+    def planted(book, r, t, mode, k, i):
         d = real(book, r, t, mode, k, i)
-        d.pieces[2].value = float(r.weights[(i + 1) % len(r.weights)])
+        plant(book, r, t, d, i)
         return d
-    monkeypatch.setattr(parts, "entry_made", wrong_value)
+    monkeypatch.setattr(parts, "entry_made", planted)
     _, _, problems = derived(inputs_for(CLIP))
-    assert any("weights[0]" in p for p in problems), problems
+    assert any(named in p for p in problems), problems
 
 
 def test_without_room_on_the_page_the_caption_line_or_nothing(monkeypatch):

@@ -3,12 +3,13 @@ combination of the parts' ways (the first part's choice varying slowest), parts 
 left out, the lay that keeps the clip's order while it is as roomy, whether the chosen way reads,
 a block beside a column (or its head, or above it), and two linked blocks set apart with the
 second's row names. Checked by where the boxes land, not by the module's own arithmetic.
-Planted: the combinations taken with the first part varying fastest."""
+Also a block (a band) kept where the page still keeps the contract, and the first way kept while
+it does. Planted: the combinations taken with the first part varying fastest."""
 import pytest
 from manim import Rectangle, VGroup
 
 from scenes.kit import arrange, style
-from scenes.kit.arrange import Linked, below, beside_or_below, by_column, head_beside
+from scenes.kit.arrange import Linked, below, beside, beside_or_below, by_column, either, head_beside, kept
 from scenes.kit.blocks import RowNames, arrow
 from scenes.kit.grids import MatrixGrid
 from scenes.kit.numbers import NumberBook
@@ -135,3 +136,28 @@ def test_linked_blocks_apart_the_second_with_its_row_names():
     for name, row in zip(names, a.boxes):
         assert name.get_right()[0] < row[0].get_left()[0]
         assert name.get_y() == pytest.approx(row[0].get_y())
+
+
+def test_settle_keeps_the_first_way_while_it_keeps_the_contract():
+    for room, first in ((2.0, True), (1.2, False)):
+        book = NumberBook()
+        n, wide = book.num("x", 1.0, 2), box(30, 1)
+        need = style.LEGIBLE_H / n.height        # below: 1.4 + n tall, beside: 1 tall
+        shown = either(below(n, wide), beside(n, wide))
+        way = shown.settle(book, Area(width=100, height=need * room, most=10))
+        assert (way is shown.ways[0]) is first
+        assert side(n, wide) == ("below" if first else "beside")
+
+
+def test_kept_where_the_page_still_keeps_the_contract():
+    for room, keeps in ((3.0, True), (1.6, False)):
+        book = NumberBook()
+        n, extra = book.num("x", 1.0, 2), box(1, 1)
+        need = style.LEGIBLE_H / n.height
+        page, column = below(n, box(1, 1), gap=0.2), below(box(2, 1), gap=0.2)
+        # with the extra: 2.4 + n tall; without: 1.2 + n
+        found = kept(book, Area(width=100, height=need * room, most=10), extra, page.ways[0], page, column)
+        assert (found is extra) is keeps
+        assert (extra in page.group.submobjects) is keeps and (extra in column.group.submobjects) is keeps
+        if keeps:
+            assert gap_down(page.group[1], extra) == pytest.approx(0.2)

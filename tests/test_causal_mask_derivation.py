@@ -13,7 +13,6 @@ from derivations import case_inputs, cases, made
 from derivations import derived as check_derived
 from scenes.clips import causal_mask_five
 from scenes.clips.causal_mask_five import FiveSteps
-from scenes.kit.derive import Band
 from scenes.kit.expressions import Term
 
 
@@ -122,6 +121,6 @@ def test_planted_wrong_value_is_caught(monkeypatch):
 
 def test_planted_expression_without_room_is_caught(monkeypatch):
     """A band that the page never laid out (it stays where it was made): the expression lands on the table."""
-    monkeypatch.setattr(FiveSteps, "band", lambda self, made, groups, way, page: Band(made))
+    monkeypatch.setattr(causal_mask_five, "kept", lambda book, area, band, way, *parts: band)
     _, _, problems = derived(inputs_for(CLIP))
     assert any(p.startswith("mid-motion") and "overlaps" in p for p in problems), problems

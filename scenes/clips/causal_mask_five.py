@@ -6,18 +6,19 @@ and drops −∞ onto the future keys. A row with no visible key says why it is 
 from __future__ import annotations
 
 import numpy as np
-from manim import DOWN, RIGHT, VGroup
+from manim import RIGHT, VGroup
 
 from scenes.clips.causal_mask_parts import AREA, NARROW, column, grid, input_grid, line, said, vector_text
 from scenes.clips.causal_mask_words import FIVE, WORK
 from scenes.kit import derive, expressions as ex, style
 from scenes.kit.anim import Appear
+from scenes.kit.arrange import below, beside, either, kept
 from scenes.kit.blocks import RowNames, proxy, row_of, stack
 from scenes.kit.derive import Band
 from scenes.kit.expressions import Term, cell
 from scenes.kit.grids import MatrixGrid
 from scenes.kit.numbers import NumberBook, Shown
-from scenes.kit.page import Page, choose, keeps_contract, needed, phrase
+from scenes.kit.page import Page, keeps_contract, needed, phrase
 
 WITH_INPUTS = 0.75  # K and V stand beside the five-step table while it keeps this scale
 
@@ -141,42 +142,22 @@ class FiveSteps:
 
     # -- layout: as before the derivations, then their bands where they keep the contract
     def pages(self, caption: tuple, say: tuple[list, list]) -> list[Page]:
+        """One page: the table above the sums and the output (or beside them, when too tall);
+        else two pages, the table, then the output."""
         book = self.book
-        page = stack(self.query, self.grids, self.seen, self.note, self.out, buff=0.3)
-        upper = VGroup(self.query, self.grids)
-        lower = VGroup(*[m for m in (self.seen, self.note, self.out) if m.family_members_with_points()])
-        ways = [lambda: page.arrange(DOWN, buff=0.3),
-                lambda: (upper.arrange(DOWN, buff=0.3), lower.arrange(DOWN, buff=0.3),
-                         VGroup(upper, lower).arrange(RIGHT, buff=0.6))]
-        way = ways[0]
-        if not keeps_contract(book, page, AREA):   # too tall: the sums and the output beside the table
-            picked: list[int] = []
-            choose(page, [lambda n=n, w=w: (picked.append(n), w()) for n, w in enumerate(ways)], AREA,
-                   needed(book, page))
-            way = ways[picked[-1]]
-        if keeps_contract(book, page, AREA):
+        upper = below(self.query, self.grids, gap=0.3)
+        lower = below(self.seen, self.note, self.out, gap=0.3)
+        whole = below(self.query, self.grids, self.seen, self.note, self.out, gap=0.3)
+        way = either(whole, beside(upper, lower, gap=0.6)).settle(book, AREA)
+        if keeps_contract(book, whole.group, AREA):
             made = [*self.made.values(), *self.output]
-            band = self.band(made, [page, lower], way, page)
+            band = kept(book, AREA, Band(made), way, whole, lower)
+            page = whole.group
             return [Page(caption, page, lambda: self.whole(page, band, made), say[0] + say[1])]
-        upper.arrange(DOWN, buff=0.3)
-        lower.arrange(DOWN, buff=0.3)
-        top = self.band(list(self.made.values()), [upper], lambda: upper.arrange(DOWN, buff=0.3), upper)
-        low = self.band(self.output, [lower], lambda: lower.arrange(DOWN, buff=0.3), lower)
-        return [Page(caption, upper, lambda: self.first(upper, top), say[0]),
-                Page(caption, lower, lambda: self.second(lower, low), say[1])]
-
-    def band(self, made: list, groups: list, way, page) -> Band | None:
-        """A band for `made` at the end of the groups, when the page still keeps the contract."""
-        band = Band(made)
-        for g in groups:
-            g.add(band)
-        way()
-        if keeps_contract(self.book, page, AREA):
-            return band
-        for g in groups:
-            g.remove(band)
-        way()
-        return None
+        top = kept(book, AREA, Band(list(self.made.values())), upper.ways[0], upper)
+        low = kept(book, AREA, Band(self.output), lower.ways[0], lower)
+        return [Page(caption, upper.group, lambda: self.first(upper.group, top), say[0]),
+                Page(caption, lower.group, lambda: self.second(lower.group, low), say[1])]
 
     # -- how the columns are made: in the page's band, or by the caption line, or left out (derive.room)
     def whole(self, page, band: Band | None, made: list) -> list:

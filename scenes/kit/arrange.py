@@ -19,7 +19,7 @@ from manim import DOWN, ORIGIN, RIGHT, UP, VGroup, VMobject
 
 from scenes.kit import blocks
 from scenes.kit.numbers import NumberBook
-from scenes.kit.page import Area, Way, arrange, choose, needed
+from scenes.kit.page import Area, Way, arrange, choose, keeps_contract, needed
 
 
 def still() -> None:
@@ -42,6 +42,17 @@ class Part:
     def reads(self, book: NumberBook, area: Area) -> bool:
         """Laid out as lay() does: does every number read in the area?"""
         return bool(arrange(book, self.group, self.ways, area))
+
+    def settle(self, book: NumberBook, area: Area) -> Way:
+        """The first way where it keeps the legibility contract, else as lay() does; the way
+        taken is returned (to lay the part out again once something is added)."""
+        self.ways[0]()
+        if keeps_contract(book, self.group, area):
+            return self.ways[0]
+        taken: list[Way] = []
+        choose(self.group, [lambda w=w: (taken.append(w), w()) for w in self.ways], area,
+               needed(book, self.group))
+        return taken[-1]
 
     def place(self, book: NumberBook, area: Area) -> None:
         """Laid out as lay() does, scaled into the area and centred there."""
@@ -103,6 +114,21 @@ def by_column(first: Block, head: Block, *rest: Block, gap: float = 0.8, column:
     return either(beside(first, col, gap=gap),
                   below(beside(first, head, gap=gap, edge=UP), below(*rest, gap=column), gap=rows),
                   below(first, col, gap=rows))
+
+
+def kept(book: NumberBook, area: Area, extra: VMobject, way: Way, *parts: Part) -> VMobject | None:
+    """`extra` (a band) added at the end of each part (the first: the page, the others: groups
+    that lay it out), kept where the page laid by `way` still keeps the legibility contract;
+    else taken out again and the page laid without it. Returns `extra` kept, or None."""
+    for p in parts:
+        p.group.add(extra)
+    way()
+    if keeps_contract(book, parts[0].group, area):
+        return extra
+    for p in parts:
+        p.group.remove(extra)
+    way()
+    return None
 
 
 class Linked(Part):

@@ -14,8 +14,8 @@ from scenes.kit.pictures import SMALL, Board
 from scenes.kit.notes import note
 from scenes.kit.numbers import Shown
 from scenes.kit.page import named
-from scenes.kit.sheets import (change, exact_decimals, one_under_another, panels, slot, table, tell, two_runs,
-                               worked_board)
+from scenes.kit.sheets import (board_then_rights, change, exact_decimals, in_turn, one_under_another, panels,
+                               slot, table, tell, two_runs, worked_board)
 from scenes.kit.inputs import InputError, integer, number, sizes
 from scenes.kit.clip import Clip, Option
 from scenes.kit.exact import zero_or
@@ -103,10 +103,7 @@ class FutureCheck(ClipScene):
             pictures.legend(book, "color", limit),
             note(book, "超出范围的值显示为两端的颜色"),
         ).arrange(DOWN, buff=0.32, aligned_edge=LEFT)
-        panels(board, panel)
-        self.play(Appear(board.submobjects[0]), *[Appear(m) for m in board.submobjects[1:]
-                                                  if m not in board.rights], Appear(panel))
-        self.play(*[FadeIn(m) for m in board.rights], run_time=0.8)
+        board_then_rights(self, board, panel)
 
     # -- steps 2 and 3
     def runs(self, on: bool) -> None:
@@ -203,9 +200,7 @@ class FutureCheck(ClipScene):
         head = note(book, "dropout p = {}，作用在 softmax 之后的权重上", p, color=style.ACCENT, size=style.BODY_SIZE)
         left = parts.mask_pictures(book, r)
         right = VGroup(head, table(rows)).arrange(DOWN, buff=0.4, aligned_edge=LEFT)
-        panels(left, right, split=0.42, top=False)
-        self.play(Appear(left))
-        self.play(Appear(right))
+        in_turn(self, panels(left, right, split=0.42, top=False))
 
     # -- step 6
     def behaviour(self) -> None:
@@ -237,6 +232,4 @@ class FutureCheck(ClipScene):
                    "只有一个头：两种合并本就相同，都通过" if r.heads == 1 else
                    "两种实现这一次都通过了：检验的是行为本身")
         right = VGroup(table(rows), note(book, verdict, color=style.ACCENT, size=style.BODY_SIZE))
-        panels(left, right.arrange(DOWN, buff=0.5, aligned_edge=LEFT), split=0.4, top=False)
-        self.play(Appear(left))
-        self.play(Appear(right))
+        in_turn(self, panels(left, right.arrange(DOWN, buff=0.5, aligned_edge=LEFT), split=0.4, top=False))

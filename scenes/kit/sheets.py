@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 import numpy as np
-from manim import DOWN, LEFT, ORIGIN, RIGHT, UP, Mobject, VGroup
+from manim import DOWN, LEFT, ORIGIN, RIGHT, UP, FadeIn, Mobject, VGroup
 
 from scenes.kit import derive, expressions as ex, style
 from scenes.kit.anim import Appear
@@ -146,6 +146,14 @@ def board_and_panel(scene: Any, board: Mobject, top: Mobject, bottom: Mobject, m
                           lambda: right.arrange(DOWN, buff=buff))
     panels(board, right)
     return derive.room(scene, VGroup(board, right), made, band)
+
+
+def board_then_rights(scene: Any, board: Any, panel: Mobject) -> None:
+    """A board (pictures.Board) beside its panel: the board and the panel, then the board's right-hand
+    strips fading in (what changed)."""
+    panels(board, panel)
+    scene.play(*[Appear(m) for m in board.submobjects if m not in board.rights], Appear(panel))
+    scene.play(*[FadeIn(m) for m in board.rights], run_time=0.8)
 
 
 def worked_board(scene: Any, board: Any, zoom: Mobject, words: Mobject, largest: Mobject,

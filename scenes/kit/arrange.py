@@ -50,8 +50,13 @@ class Part:
         if keeps_contract(book, self.group, area):
             return self.ways[0]
         taken: list[Way] = []
-        choose(self.group, [lambda w=w: (taken.append(w), w()) for w in self.ways], area,
-               needed(book, self.group))
+
+        def tried(way: Way) -> Way:
+            def laid() -> None:
+                taken.append(way)
+                way()
+            return laid
+        choose(self.group, [tried(w) for w in self.ways], area, needed(book, self.group))
         return taken[-1]
 
     def place(self, book: NumberBook, area: Area) -> None:
@@ -135,8 +140,8 @@ class Linked(Part):
     """`second` made from `first` (blocks.linked): beside it with the link (an arrow) between,
     or below it, then with its own row names (`names`, when given)."""
 
-    def __init__(self, first: VMobject, link: VMobject, second: VMobject, names: blocks.RowNames | None = None,
-                 gap: float = 1.2) -> None:
+    def __init__(self, first: VMobject, link: VMobject, second: VMobject,
+                 names: blocks.RowNames | None = None, gap: float = 1.2) -> None:
         group, ways = blocks.linked(first, link, second, names, gap)
         super().__init__(group, ways)
         self.first, self.second, self.names = first, second, names

@@ -16,11 +16,11 @@ from scenes.kit.base import ClipScene
 from scenes.kit.inputs import InputError, integer, matrix, tokens
 from scenes.kit.clip import Clip, Option
 from scenes.kit.blocks import grouped_bars, heat_legend, over_columns, place_bars
-from scenes.kit.boards import alone, corner, falk, in_row, labelled, picked, show_product, splits, with_legend
+from scenes.kit.boards import (alone, corner, falk, fill, in_row, labelled, picked, show_product, splits,
+                               with_legend)
 from scenes.kit.columns import align_columns
 from scenes.kit.derive import Band
 from scenes.kit.layout import retitle
-from scenes.kit.made import first_of, make
 from scenes.kit.options import abbreviations, beside_or_apart, needs, optional, variants
 from scenes.kit.page import Area, Page, phrase, plan, said, turn
 
@@ -194,9 +194,7 @@ class ScoreGrid(ClipScene):
             self.play(Write(head))
         placed = VGroup(*[p for p in shown if p is not band], grid, tag)
         made = derive.room(self, placed, [first], band if band in shown else None)
-        shell, rest = first_of(book, grid, [first], made)
-        self.play(Appear(shell), Appear(tag))
-        make(self, [lit_from(first, grid)], made, rest)    # from a row of Q and one of K, then the rest
+        fill(self, grid, [lit_from(first, grid)], made, Appear(tag))    # from a row of Q and one of K
         self.play(Appear(bar))
 
     def scaling(self):

@@ -12,7 +12,6 @@ from scenes.kit.boards import labelled
 from scenes.kit.derive import Band
 from scenes.kit.expressions import Derivation, Term
 from scenes.kit.grids import MatrixGrid
-from scenes.kit.made import first_of, make
 from scenes.kit.numbers import NumberBook, Shown
 from scenes.kit.page import Area
 
@@ -94,10 +93,8 @@ def make_scaled(scene, mob: VGroup, left: VGroup, made: Derivation, band: Band) 
     caption line, else left out (the record says so), then the rest at once. Whether it was made."""
     shown = VGroup(mob, *([left] if any(m in scene.mobjects for m in left.get_family()) else []))
     band = derive.room(scene, shown, [made], band if band in mob.submobjects else None)
-    shell, rest = first_of(scene.book, made.grid, [made], band)
     ((_, tag), bar) = mob[-1]
-    scene.play(Appear(shell), Appear(tag), Appear(bar))
-    make(scene, [made], band, rest)
+    boards.fill(scene, made.grid, [made], band, Appear(tag), Appear(bar))
     return band is not None
 
 

@@ -152,9 +152,7 @@ class WeightedAverage(ClipScene):
         first = {"key": self.short(0), "score": spoken(book, made.result)} if band else {}
         speak(self, NARRATION["dots"] + (NARRATION["dots.first"] if band else ()), query=query,
               self_score=own, **first)
-        shell, rest = first_of(book, scores, [made], band)
-        self.play(Appear(both[0]), Appear(shell))
-        make(self, [made], band, rest)
+        boards.fill(self, scores, [made], band, Appear(both[0]))
 
     def why_not_divide(self) -> None:
         r, book = self.result, self.book
@@ -230,9 +228,7 @@ class WeightedAverage(ClipScene):
                 + (NARRATION["mix.first"] if band else ()))
         slots.update({"out": spoken(book, made.result)} if band else {})
         speak(self, said, **slots_in("".join(said), slots))
-        shell, rest = first_of(book, total, [made], band)
-        self.play(*([Create(plane)] if plane is not None else []), Appear(parts), Appear(shell))
-        make(self, [made], band, rest)
+        boards.fill(self, total, [made], band, *([Create(plane)] if plane is not None else []), Appear(parts))
         if plane is None:
             return
         for step in boards.head_to_tail(plane, r.parts, style.VALUE):
@@ -255,9 +251,10 @@ class WeightedAverage(ClipScene):
         self.clear_stage()
         n, dg = len(r.x), places(r.gram)
         heads = boards.names_fit_over(self.name_width, r.gram, dg)
-        gram = self.grid("gram", r.gram, dg, [self.name(j) if heads else self.short(j) if self.long
-                                              else self.keyed(j) for j in range(n)],
-                         col_labels=[self.name(j) if heads else self.tag(j) for j in range(n)], heat="scores")
+        rows = self.name if heads else self.short if self.long else self.keyed
+        cols = self.name if heads else self.tag
+        gram = self.grid("gram", r.gram, dg, [rows(j) for j in range(n)], col_labels=[cols(j) for j in range(n)],
+                         heat="scores")
         tags = [book.label("X Xᵀ", color=style.MUTED)] + [book.text("softmax(dim={})", dim, color=style.MUTED)
                                                          for dim in (last, rows_axis)]
         sums = [MatrixGrid(book, f"{name}_sums", values[:, None], 4, col_labels=["行和"], col_color=color)

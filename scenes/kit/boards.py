@@ -25,6 +25,7 @@ from scenes.kit.columns import same_columns
 from scenes.kit.derive import Band
 from scenes.kit.expressions import Derivation
 from scenes.kit.grids import MatrixGrid
+from scenes.kit.made import first_of, make
 from scenes.kit.layout import content_center, content_height, content_width, fit
 from scenes.kit.numbers import NumberBook, Shown
 from scenes.kit.page import Area, Page, drawn
@@ -267,6 +268,14 @@ def reserve(book: NumberBook, group: VGroup, band: Band, width: float | None = N
     area = Area(content_width() if width is None else width, height=content_height())
     group.add(band)
     return derive.on_page(book, group, band, area, lambda: group.arrange(DOWN, buff=buff))
+
+
+def fill(scene: Any, grid: MatrixGrid, made: Sequence[Derivation], band: Band | None, *shown: Any) -> None:
+    """A grid made in front of the viewer: its shell appears after the animations `shown`, then
+    each of `made` is derived where there is room (band), then the rest of the grid at once."""
+    shell, rest = first_of(scene.book, grid, made, band)
+    scene.play(*shown, Appear(shell))
+    make(scene, made, band, rest)
 
 
 def laid_out(scene: Any, group: VGroup, made: Sequence[Derivation]) -> Band | None:

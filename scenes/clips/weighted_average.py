@@ -253,8 +253,8 @@ class WeightedAverage(ClipScene):
         heads = boards.names_fit_over(self.name_width, r.gram, dg)
         rows = self.name if heads else self.short if self.long else self.keyed
         cols = self.name if heads else self.tag
-        gram = self.grid("gram", r.gram, dg, [rows(j) for j in range(n)], col_labels=[cols(j) for j in range(n)],
-                         heat="scores")
+        gram = self.grid("gram", r.gram, dg, [rows(j) for j in range(n)],
+                         col_labels=[cols(j) for j in range(n)], heat="scores")
         tags = [book.label("X Xᵀ", color=style.MUTED)] + [book.text("softmax(dim={})", dim, color=style.MUTED)
                                                          for dim in (last, rows_axis)]
         sums = [MatrixGrid(book, f"{name}_sums", values[:, None], 4, col_labels=["行和"], col_color=color)

@@ -1,13 +1,16 @@
-"""Boards the page engine arranges, declared rather than searched in a clip: a product drawn as
-Falk's scheme (X left of the products, each W above its own), grids named with their shapes, a
-table of one-column grids that share rows, bars right of a table, a heat grid with its legend,
-the ways a row of blocks may be split over pages, blocks under their tags in a row or the first
-above the rest, and room for a band of derivations under a group.
+"""Boards the page engine arranges, declared rather than searched in a clip: grids named with
+their shapes, a product drawn as Falk's scheme (X left of the products, each W above its own),
+the ways a row of blocks may be split over pages and which choices plan() took, a heat grid's
+corner and legend, a table of one-column grids that share rows with bars beside it, a table
+beside a plane with tagged arrows, blocks under their tags in a row or the first above the
+rest, and a grid made in front of the viewer with room for its band of derivations.
 
-    block = product(book, q, wq, "Q", "W_Q", style.QUERY)       # W above its product
-    pages = [Page(caption, lambda s: falk(x, [block], s))]
-    ways = splits(grids, width, height, gap, least)            # one board, runs that fit, one each
+    block = product(named_grid(book, "wq", wq, 4, color, "W_Q", side=UP),
+                    named_grid(book, "q", q, 4, color, "Q"), "Q", "W_Q")   # W above its product
+    options = [[Page(caption, lambda s: falk(x, [block], s))], [Page(c, alone(x)), Page(d, alone(block))]]
+    runs = splits(grids, width, height, gap, least)            # one board, runs that fit, one each
     board = row_or_stacked(book, area, blocks, drafts, draw, fallback, need)
+    fill(scene, grid, made, laid_out(scene, group, made), Appear(tag))
 """
 from __future__ import annotations
 
@@ -25,8 +28,8 @@ from scenes.kit.columns import same_columns
 from scenes.kit.derive import Band
 from scenes.kit.expressions import Derivation
 from scenes.kit.grids import MatrixGrid
-from scenes.kit.made import first_of, make
 from scenes.kit.layout import content_center, content_height, content_width, fit
+from scenes.kit.made import first_of, make
 from scenes.kit.numbers import NumberBook, Shown
 from scenes.kit.page import Area, Page, drawn
 from scenes.kit.plane import arrow, place_tags, plane_for

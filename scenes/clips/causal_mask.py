@@ -3,9 +3,9 @@ the post-softmax route, the masked diagonal, the causality check and the cache v
 from manim import LEFT, ORIGIN, Write
 
 from scenes.clips.causal_mask_five import five_steps
-from scenes.clips.causal_mask_parts import (AREA, cache_grids, column, diagonal_words, formula,
-                                            grid, mask_case, mask_say, route_grids, route_note, route_say,
-                                            route_words, said, shrink_key, shrink_words)
+from scenes.clips.causal_mask_parts import (AREA, cache_grids, diagonal_words, formula, mask_case, mask_say,
+                                            route_grids, route_note, route_say, route_words, said,
+                                            shrink_words)
 from scenes.clips.causal_mask_check import changed_inputs, check_note, check_say
 from scenes.clips.causal_mask_words import CACHE, CHECK, DIAGONAL_HEAD, MASK, ROUTE, ROUTE_NONE, VERDICT
 from scenes.compute import masking as compute, provenance
@@ -16,6 +16,7 @@ from scenes.kit.inputs import InputError, flag, integer, matrix, number, tokens
 from scenes.kit.clip import Clip, Option
 from scenes.kit.arrange import below, beside_or_below, by_column, head_beside, linked, part
 from scenes.kit.blocks import RowNames, arrow, row_of
+from scenes.kit.marked import column, grid
 from scenes.kit.page import Page, phrase, plan, turn
 
 
@@ -152,8 +153,8 @@ class CausalMask(ClipScene):
             say = said("route.none" if self.inputs["causal"] else "route.none.open")
             only = Page(phrase(ROUTE_NONE[self.inputs["causal"]]), page, [[Appear(page)]], [say])
             return turn(self, [only], AREA)
-        cut, route = shrink_words(book, post, hidden), route_words(book, r)
-        intro, tail = [said("route.intro"), said(shrink_key(post, hidden))], route_say(book, r)
+        (cut, shrink), route = shrink_words(book, post, hidden), route_words(book, r)
+        intro, tail = [said("route.intro"), said(shrink)], route_say(book, r)
         note, link, right = route_note(book, r), arrow(book), row_of([zeroed, sums], buff=0.15)
         top = linked(probs, link, right, RowNames(book, zeroed, self.query_names, style.QUERY), gap=1.0)
         bottom = beside_or_below(renorm, note, edge=ORIGIN)

@@ -4,11 +4,12 @@ of the scene (its result, book and names), chosen by the data."""
 import numpy as np
 from manim import VGroup
 
-from scenes.clips.causal_mask_parts import changed_proxy, input_grid, line, said
+from scenes.clips.causal_mask_parts import input_grid, said
 from scenes.clips.causal_mask_words import FLAT
 from scenes.compute import masking as compute
 from scenes.kit import style
 from scenes.kit.blocks import row_of, stack
+from scenes.kit.marked import line, stand_ins
 
 
 def sees_last(scene) -> bool:
@@ -59,7 +60,7 @@ def changed_inputs(scene, row, delta, proxies=False, full=True) -> VGroup:
     when they are too big, that row alone."""
     ch, book = scene.result.check_on, scene.book
     if proxies:
-        return changed_proxy(book, ch, scene.key_names, delta)
+        return stack(stand_ins(book, [ch.k_changed, ch.v_changed], scene.key_names), delta, buff=0.35)
     if full:
         k = input_grid(book, "K′", "k_changed", ch.k_changed, style.KEY, scene.key_names, row)
         v = input_grid(book, "V′", "v_changed", ch.v_changed, style.VALUE, scene.key_names, row)

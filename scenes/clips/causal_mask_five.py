@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from manim import RIGHT, VGroup
 
-from scenes.clips.causal_mask_parts import AREA, NARROW, column, grid, input_grid, line, said, vector_text
+from scenes.clips.causal_mask_parts import AREA, NARROW, input_grid, said
 from scenes.clips.causal_mask_words import FIVE, WORK
 from scenes.kit import derive, expressions as ex, style
 from scenes.kit.anim import Appear
@@ -17,6 +17,7 @@ from scenes.kit.blocks import RowNames, proxy, row_of, stack
 from scenes.kit.derive import Band
 from scenes.kit.expressions import Term, cell
 from scenes.kit.grids import MatrixGrid
+from scenes.kit.marked import column, grid, line, vector_text
 from scenes.kit.numbers import NumberBook, Shown
 from scenes.kit.page import Page, keeps_contract, needed, phrase
 
@@ -153,26 +154,23 @@ class FiveSteps:
             made = [*self.made.values(), *self.output]
             band = kept(book, AREA, Band(made), way, whole, lower)
             page = whole.group
-            return [Page(caption, page, lambda: self.whole(page, band, made), say[0] + say[1])]
-        top = kept(book, AREA, Band(list(self.made.values())), upper.ways[0], upper)
-        low = kept(book, AREA, Band(self.output), lower.ways[0], lower)
-        return [Page(caption, upper.group, lambda: self.first(upper.group, top), say[0]),
-                Page(caption, lower.group, lambda: self.second(lower.group, low), say[1])]
+            return [Page(caption, page, lambda: self.reveal(page, band, made, [self.upper, self.lower]),
+                         say[0] + say[1])]
+        made, output = list(self.made.values()), self.output
+        top, low = (kept(book, AREA, Band(made), upper.ways[0], upper),
+                    kept(book, AREA, Band(output), lower.ways[0], lower))
+        return [Page(caption, upper.group, lambda: self.reveal(upper.group, top, made, [self.upper]),
+                     say[0]),
+                Page(caption, lower.group, lambda: self.reveal(lower.group, low, output, [self.lower]),
+                     say[1])]
 
     # -- how the columns are made: in the page's band, or by the caption line, or left out (derive.room)
-    def whole(self, page, band: Band | None, made: list) -> list:
-        """The page's reveal, once it is placed (its animations are played here: none are left)."""
+    def reveal(self, page, band: Band | None, made: list, parts: list) -> list:
+        """A page's reveal, once it is placed: where its derivations go, then its parts made in
+        turn (their animations are played here: none are left)."""
         band = derive.room(self.scene, page, made, band)
-        self.upper(band)
-        self.lower(band)
-        return []
-
-    def first(self, page, band: Band | None) -> list:
-        self.upper(derive.room(self.scene, page, list(self.made.values()), band))
-        return []
-
-    def second(self, page, band: Band | None) -> list:
-        self.lower(derive.room(self.scene, page, self.output, band))
+        for show in parts:
+            show(band)
         return []
 
     def fill(self, g, d, band: Band | None, *also) -> None:

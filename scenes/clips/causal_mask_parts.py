@@ -6,38 +6,19 @@ Every number goes through the NumberBook; every colour comes from style.
 from __future__ import annotations
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, Mobject, VGroup
+from manim import DOWN, LEFT, Mobject, VGroup
 
 from scenes.clips.causal_mask_words import (DIAGONAL, LEGEND, NARRATION, ROUTE_NAN, ROUTE_NOTE,
                                             ROUTE_NOTE_REST, ROUTE_WORDS, SHRINK)
 from scenes.compute import masking as compute
 from scenes.kit import style
-from scenes.kit.blocks import proxy, stack
 from scenes.kit.grids import MatrixGrid
+from scenes.kit.marked import column, grid
 from scenes.kit.numbers import NumberBook, Shown
 from scenes.kit.page import Area, phrase
 
 AREA = Area(width=13.0, height=5.6, most=1.35)   # a step's board; small layouts grow at most 1.35x
 NARROW = 4             # a query or output at most this wide is written out in a line
-
-
-def grid(book: NumberBook, name, values, decimals: int = 4, **kw) -> MatrixGrid:
-    """A MatrixGrid whose −∞, NaN and masked zeros cannot pass for numbers, with room for its labels."""
-    return MatrixGrid(book, name, values, decimals, marks=True, fit_col_labels=True, **kw)
-
-
-def column(book: NumberBook, name: str, values, **kw) -> MatrixGrid:
-    """One value per row, recorded as name[i] (row sums, one query's scores)."""
-    values = np.asarray(values, float)
-    if kw.get("hidden") is not None:
-        kw["hidden"] = np.asarray(kw["hidden"], bool)[:, None]
-    return grid(book, [[f"{name}[{i}]"] for i in range(len(values))], values[:, None], **kw)
-
-
-def line(book: NumberBook, name: str, values, **kw) -> MatrixGrid:
-    """One row of values, recorded as name[c] (a query, an output)."""
-    values = np.asarray(values, float)
-    return grid(book, [[f"{name}[{c}]" for c in range(len(values))]], values[None, :], **kw)
 
 
 def input_grid(book: NumberBook, name: str, label: str, values, color: str, names,
@@ -51,20 +32,6 @@ def input_grid(book: NumberBook, name: str, label: str, values, color: str, name
 def formula(book: NumberBook, scale: bool) -> Mobject:
     s = r"\frac{QK^{\top}}{\sqrt{d_k}}" if scale else r"QK^{\top}"
     return book.math(r"A = \mathrm{softmax}\left(" + s + r" + M\right)", size=34)
-
-
-def vector_text(book: NumberBook, name: str, values, decimals: int = 4) -> Shown:
-    """'(a, b)' with each component recorded as name[c]."""
-    parts = [book.fmt(f"{name}[{c}]", v, decimals) for c, v in enumerate(values)]
-    return book.compose("(" + ", ".join("{}" for _ in parts) + ")", *parts)
-
-
-def changed_proxy(book: NumberBook, check, names, delta: Mobject) -> VGroup:
-    """Boxes the size of K′ and V′ (with the key names), above the note on delta."""
-    label_w = max(book.label(n, size=style.LABEL_SIZE).width for n in names) + 0.15
-    boxes = [proxy(check.k_changed, style.decimals_for(check.k_changed), label_w),
-             proxy(check.v_changed, style.decimals_for(check.v_changed))]
-    return stack(VGroup(*boxes).arrange(RIGHT, buff=0.4), delta, buff=0.35)
 
 
 def cache_grids(book: NumberBook, c, diagonal: int, n_c: Shown, first: Shown) -> tuple:
@@ -88,14 +55,13 @@ def cache_grids(book: NumberBook, c, diagonal: int, n_c: Shown, first: Shown) ->
 
 
 # ---------------------------------------------------------------- words chosen by the data
-def shrink_words(book: NumberBook, post, hidden) -> Shown:
-    """What zeroing the future does to the row sums, as this input has it."""
-    rows = np.flatnonzero(hidden.any(-1))
-    if not len(rows):
-        return book.compose(SHRINK["none"])
-    shrunk = len(post.shrunk_rows)
-    case = "all" if shrunk == len(rows) else "underflow" if not shrunk else "some"
-    return book.compose(SHRINK[case], one=book.const(1))
+def shrink_words(book: NumberBook, post, hidden) -> tuple[Shown, str]:
+    """What zeroing the future does to the row sums, as this input has it (some row is hidden):
+    the words, and the key of the sentence that says it."""
+    shrunk, rows = len(post.shrunk_rows), len(np.flatnonzero(hidden.any(-1)))
+    case = "all" if shrunk == rows else "underflow" if not shrunk else "some"
+    key = "shrink." + ("none" if case == "underflow" else case)
+    return book.compose(SHRINK[case], one=book.const(1)), key
 
 
 def rows_words(book: NumberBook, rows) -> Shown:
@@ -201,10 +167,3 @@ def route_say(book: NumberBook, r) -> list[tuple]:
     else:
         part = said("route." + compute.route_agreement(r.route_gap), nan=nan)
     return [part, said("route.why")]
-
-
-def shrink_key(post, hidden) -> str:
-    """Which shrink sentence fits (the same cases as shrink_words)."""
-    rows = np.flatnonzero(hidden.any(-1))
-    return ("shrink.all" if len(post.shrunk_rows) == len(rows) else
-            "shrink.none" if not len(post.shrunk_rows) else "shrink.some")

@@ -24,7 +24,7 @@ MASK = {"open": ("因果掩码已关闭：M 全为零；每个查询看见全部
 # step 3: the other route
 ROUTE_NONE = {True: "这里没有未来位置可置零：先 softmax 再置零什么也不改变，P 就是 A。",
               False: "掩码关闭时没有未来位置可置零：先 softmax 再置零什么也不改变，P 就是 A。"}
-SHRINK = {"none": "这里没有未来位置可置零", "all": "行和小于 {one}",
+SHRINK = {"all": "行和小于 {one}",
           "underflow": "被置零的概率都已下溢为零，行和仍为 {one}", "some": "部分行的和小于 {one}"}
 # {cut}: what zeroing the future does to the row sums; {route}: the renormalised rows against the −∞ route
 ROUTE = {"both": "另一条路：先 softmax 再把未来置零，{cut}；{route}。", "start": "另一条路：先 softmax 再把未来置零，{cut}。",

@@ -8,7 +8,7 @@ from scenes.clips.score_grid_parts import (AREA, FULL_SCALE, MIN_SCALE, WIDTH, a
                                            projection_block, role_grid, shape_rule, variance_table)
 from scenes.clips.score_grid_words import (GIVEN_FIRST, GIVEN_MORE, GIVEN_SAYS, SAYS, SQUARE, direct_says,
                                            projection_says, row_caption, scaled_says, scaling_says,
-                                           scores_says, w_says)
+                                           scores_says, w_page)
 from scenes.compute import provenance, scores as compute
 from scenes.kit import derive, style
 from scenes.kit.anim import Appear
@@ -130,7 +130,7 @@ class ScoreGrid(ClipScene):
                         alone(x))]
         each = x_first + [Page(c, alone(b)) for c, b in zip(says, blocks)]
         halves = x_first + [p for b, c in zip(blocks, says) for p in (
-            Page(said(w_says(book, r, b.name), say(b.w_name)), alone(b.w)), Page(c, alone(b.out)))]
+            Page(w_page(book, r, b.name), alone(b.w)), Page(c, alone(b.out)))]
         options = [whole, with_x, each, halves]
         area = Area(WIDTH, top=rule.get_bottom()[1] - 0.15)
         turn(self, plan(book, options, area, [MIN_SCALE] * len(options)), area,

@@ -45,17 +45,21 @@ def row_caption(book: NumberBook, r, name: Shown, peaks) -> Said:
     return said(phrase(caption, **named(caption, slots)), phrase(says, **named(says, slots)))
 
 
-def w_says(book: NumberBook, r, name: str) -> tuple:
-    """The caption of W_Q, W_K or W_V shown alone, with this input's widths."""
-    d_in, d_k, d_v = (book.index(f"w{n}.shape[{a}]", getattr(r, "w" + n).shape[a])
-                      for n, a in (("q", 0), ("q", 1), ("v", 1)))
+def w_page(book: NumberBook, r, name: str) -> Said:
+    """W_Q, W_K or W_V shown alone: its caption and narration, with this input's widths."""
+    d_in, d_k = (book.index(f"wq.shape[{a}]", r.wq.shape[a]) for a in (0, 1))
+    d_v = book.index("wv.shape[1]", r.wv.shape[1])
     if name == "Q":
-        return phrase("W_Q 把每行从 D_in = {d_in} 维投影到 dₖ = {d_k} 维。", d_in=d_in, d_k=d_k)
+        return said(phrase("W_Q 把每行从 D_in = {d_in} 维投影到 dₖ = {d_k} 维。", d_in=d_in, d_k=d_k),
+                    phrase(NARRATION["w.Q"], d_in=d_in, d_k=d_k))
     if name == "K":
-        return phrase("W_K 与 W_Q 同形：键与查询一样宽（dₖ = {}），才能做点积。", d_k)
+        return said(phrase("W_K 与 W_Q 同形：键与查询一样宽（dₖ = {}），才能做点积。", d_k),
+                    phrase(NARRATION["w.K"], book.index("wk.shape[1]", r.wk.shape[1])))
     if r.wv.shape[1] == r.wq.shape[1]:
-        return phrase("W_V 把每行投影到 d_v = {} 维：本例与 dₖ 相同，一般定义中两者可以不同。", d_v)
-    return phrase("W_V 把每行投影到 d_v = {d_v} 维：值的宽度可以与 dₖ = {d_k} 不同。", d_v=d_v, d_k=d_k)
+        return said(phrase("W_V 把每行投影到 d_v = {} 维：本例与 dₖ 相同，一般定义中两者可以不同。", d_v),
+                    phrase(NARRATION["w.V.same"], d_v))
+    return said(phrase("W_V 把每行投影到 d_v = {d_v} 维：值的宽度可以与 dₖ = {d_k} 不同。", d_v=d_v, d_k=d_k),
+                phrase(NARRATION["w.V.diff"], d_v=d_v, d_k=book.index("d_k", r.d_k)))
 
 
 def sizes(book: NumberBook, name: str, values) -> list[Shown]:
@@ -64,8 +68,8 @@ def sizes(book: NumberBook, name: str, values) -> list[Shown]:
 
 
 def projection_says(book: NumberBook, r, page: str) -> tuple:
-    """Step 1 from X: 'all' (one board), 'x' (X alone), 'first' (X and Q), a role 'Q', 'K', 'V'
-    (its product), or 'W_Q', 'W_K', 'W_V' (the matrix alone)."""
+    """Step 1 from X: 'all' (one board), 'x' (X alone), 'first' (X and Q), or a role 'Q', 'K', 'V'
+    (its product; W alone: w_page)."""
     d_k, d_v = book.index("q.shape[1]", r.q.shape[1]), book.index("v.shape[1]", r.v.shape[1])
     if page in ("all", "x"):
         rows, d_in = sizes(book, "x", r.x)
@@ -73,18 +77,8 @@ def projection_says(book: NumberBook, r, page: str) -> tuple:
                 else phrase(NARRATION["proj.x"], rows=rows, d_in=d_in))
     if page == "first":
         return join(phrase(NARRATION["proj.first"]), projection_says(book, r, "Q"))
-    if page in "QKV":
-        rows, width = sizes(book, page.lower(), getattr(r, page.lower()))
-        return phrase(NARRATION["role." + page], rows=rows, width=width)
-    if page == "W_Q":
-        return phrase(NARRATION["w.Q"], d_in=book.index("wq.shape[0]", r.wq.shape[0]),
-                      d_k=book.index("wq.shape[1]", r.wq.shape[1]))
-    if page == "W_K":
-        return phrase(NARRATION["w.K"], book.index("wk.shape[1]", r.wk.shape[1]))
-    same = r.wv.shape[1] == r.wq.shape[1]
-    return (phrase(NARRATION["w.V.same"], book.index("wv.shape[1]", r.wv.shape[1])) if same else
-            phrase(NARRATION["w.V.diff"], d_v=book.index("wv.shape[1]", r.wv.shape[1]),
-                   d_k=book.index("d_k", r.d_k)))
+    rows, width = sizes(book, page.lower(), getattr(r, page.lower()))
+    return phrase(NARRATION["role." + page], rows=rows, width=width)
 
 
 def direct_says(book: NumberBook, r, names: Sequence[str], first: bool) -> tuple:

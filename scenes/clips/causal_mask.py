@@ -4,7 +4,7 @@ from manim import LEFT, ORIGIN, Write
 
 from scenes.clips.causal_mask_five import five_steps
 from scenes.clips.causal_mask_parts import (AREA, cache_grids, diagonal_words, formula, mask_case, mask_say,
-                                            route_grids, route_note, route_say, route_words, said,
+                                            route_grids, route_note, route_words, said,
                                             shrink_words)
 from scenes.clips.causal_mask_check import changed_inputs, check_note, check_say
 from scenes.clips.causal_mask_words import CACHE, CHECK, DIAGONAL_HEAD, MASK, ROUTE, ROUTE_NONE, VERDICT
@@ -153,8 +153,8 @@ class CausalMask(ClipScene):
             say = said("route.none" if self.inputs["causal"] else "route.none.open")
             only = Page(phrase(ROUTE_NONE[self.inputs["causal"]]), page, [[Appear(page)]], [say])
             return turn(self, [only], AREA)
-        (cut, shrink), route = shrink_words(book, post, hidden), route_words(book, r)
-        intro, tail = [said("route.intro"), said(shrink)], route_say(book, r)
+        (cut, shrink), (route, tail) = shrink_words(book, post, hidden), route_words(book, r)
+        intro = [said("route.intro"), said(shrink)]
         note, link, right = route_note(book, r), arrow(book), row_of([zeroed, sums], buff=0.15)
         top = linked(probs, link, right, RowNames(book, zeroed, self.query_names, style.QUERY), gap=1.0)
         bottom = beside_or_below(renorm, note, edge=ORIGIN)
@@ -174,17 +174,16 @@ class CausalMask(ClipScene):
     def other_diagonal(self):
         r, book, causal = self.result, self.book, self.inputs["causal"]
         d = r.variant_diagonal
-        says, slots = diagonal_words(book, r, causal)
+        says, slots, case = diagonal_words(book, r, causal)
         triu = book.index("variant_triu", d + self.inputs["cached"])
         head = book.compose(DIAGONAL_HEAD[d], triu)
         note = book.label("整行都是 −∞ 时，普通 softmax 得到 NaN：检查每行是否还留有可见的键。",
                           size=style.LABEL_SIZE, color=style.MUTED)
         alone = (phrase("A = softmax(S + M)：第 {} 行没有可见的键，得到 NaN。", slots["row"])
-                 if d == 0 and len(r.variant_nan_rows)
+                 if d == 0 and case == "nan"
                  else phrase("A = softmax(S + M)：每行都还有可见的键，每行和为 {one}。", one=book.const(1)))
-        key = f"diag{d}." + ("nan" if len(r.variant_nan_rows if d == 0 else r.nan_rows) else "cached")
         self.mask_pages(phrase(says, **slots), alone, head, r.variant, f"_diagonal{d}",
-                        [said(key + ".m", **slots), said(key + ".a")], note=note)
+                        [said(f"diag{d}.{case}.m", **slots), said(f"diag{d}.{case}.a")], note=note)
 
     def causality_check(self):
         r, book, t = self.result, self.book, self.result.track

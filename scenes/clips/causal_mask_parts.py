@@ -71,14 +71,22 @@ def rows_words(book: NumberBook, rows) -> Shown:
     return book.compose("{}行", book.word("underflow_row_count", len(rows)))
 
 
-def route_words(book: NumberBook, r) -> Shown:
-    """How the renormalised rows compare with the −∞ route."""
-    if len(r.post.underflow_rows):
-        return book.compose(ROUTE_WORDS["underflow"], rows_words(book, r.post.underflow_rows))
+def route_words(book: NumberBook, r) -> tuple[Shown, list[tuple]]:
+    """How the renormalised rows compare with the −∞ route: the caption's words, and step 3's
+    last sentences (the same, the rows NaN on both ({nan}), why the book masks first)."""
+    nan = (book.compose(ROUTE_NAN, book.index("nan_row", r.nan_rows[0])) if len(r.nan_rows)
+           else book.compose(""))
     agreement = compute.route_agreement(r.route_gap)
-    if agreement == "lost":
-        return book.compose(ROUTE_WORDS["lost"], book.fmt("route_gap", r.route_gap))
-    return book.compose(ROUTE_WORDS[agreement])
+    if len(r.post.underflow_rows):
+        rows = rows_words(book, r.post.underflow_rows)
+        words = book.compose(ROUTE_WORDS["underflow"], rows)
+        part = said("route.underflow", rows=rows, nan=nan)
+    elif agreement == "lost":
+        gap = book.fmt("route_gap", r.route_gap)
+        words, part = book.compose(ROUTE_WORDS["lost"], gap), said("route.lost", gap=gap, nan=nan)
+    else:
+        words, part = book.compose(ROUTE_WORDS[agreement]), said("route." + agreement, nan=nan)
+    return words, [part, said("route.why")]
 
 
 def route_grids(book: NumberBook, post, hidden, causal: bool, query_names, key_names) -> tuple:
@@ -119,19 +127,16 @@ def route_note(book: NumberBook, r) -> VGroup:
     return VGroup(*lines).arrange(DOWN, aligned_edge=LEFT, buff=0.2)
 
 
-def diagonal_words(book: NumberBook, r, causal: bool) -> tuple[str, dict[str, Shown]]:
-    """(template, slots by name) for the step that shows the other choice of diagonal:
-    {diagonal}, and the {row} left with no visible key (or that keeps one now)."""
+def diagonal_words(book: NumberBook, r, causal: bool) -> tuple[str, dict[str, Shown], str]:
+    """The step that shows the other choice of diagonal: (template, slots by name, the case:
+    'nan' when a row is left with no visible key, else 'cached'): {diagonal}, and that {row}."""
     d = r.variant_diagonal
-    says = "open" if not causal else f"d{d}"
+    rows = r.variant_nan_rows if d == 0 else r.nan_rows
+    case = "nan" if len(rows) else "cached"
     slots = {"diagonal": book.index("variant_diagonal", d)}
-    if d == 1 and len(r.nan_rows):
-        return DIAGONAL[says + ".nan"], {**slots, "row": book.index("nan_row", r.nan_rows[0])}
-    if d == 1:
-        return DIAGONAL[says + ".cached"], slots
-    if len(r.variant_nan_rows):
-        return DIAGONAL[says + ".nan"], {**slots, "row": book.index("variant_nan_row", r.variant_nan_rows[0])}
-    return DIAGONAL[says + ".cached"], slots
+    if len(rows):
+        slots["row"] = book.index("variant_nan_row" if d == 0 else "nan_row", rows[0])
+    return DIAGONAL[("open" if not causal else f"d{d}") + "." + case], slots, case
 
 
 def mask_case(r, causal: bool) -> str:
@@ -153,17 +158,3 @@ def mask_say(case: str, diagonal: int, triu: Shown | None, slots: dict) -> list[
 def said(key: str, *slots: Shown, **named: Shown) -> tuple:
     """The NARRATION entry `key` as a phrase (a step says a few, one narrate() each)."""
     return phrase(NARRATION[key], *slots, **named)
-
-
-def route_say(book: NumberBook, r) -> list[tuple]:
-    """Step 3's last sentences: the renormalised rows against the −∞ route, the rows NaN on
-    both ({nan}), why the book masks first."""
-    nan = (book.compose(ROUTE_NAN, book.index("nan_row", r.nan_rows[0])) if len(r.nan_rows)
-           else book.compose(""))
-    if len(r.post.underflow_rows):
-        part = said("route.underflow", rows=rows_words(book, r.post.underflow_rows), nan=nan)
-    elif compute.route_agreement(r.route_gap) == "lost":
-        part = said("route.lost", gap=book.fmt("route_gap", r.route_gap), nan=nan)
-    else:
-        part = said("route." + compute.route_agreement(r.route_gap), nan=nan)
-    return [part, said("route.why")]

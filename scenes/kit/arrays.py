@@ -10,10 +10,10 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 import numpy as np
-from manim import DL, LEFT, UL, UP, UR, Mobject, Rectangle, VGroup
+from manim import DL, LEFT, UL, UP, UR, Mobject, VGroup
 
 from scenes.kit import style
-from scenes.kit.grids import MatrixGrid, heat_color
+from scenes.kit.grids import MatrixGrid, heat_color, tile
 from scenes.kit.numbers import NumberBook
 
 
@@ -62,7 +62,5 @@ def colour_grid(values: Any, width: float, height: float = style.MIN_CELL_H, low
     values = np.atleast_2d(np.asarray(values, float))
     cells = VGroup()
     for (i, j), v in np.ndenumerate(values):
-        cells.add(Rectangle(width=width, height=height, stroke_color=style.GRID_LINE, stroke_width=0.5,
-                            fill_color=heat_color(float(v), low, high), fill_opacity=0.9)
-                  .move_to([j * width, -i * height, 0]))
+        cells.add(tile(width, height, heat_color(float(v), low, high), 0.9).move_to([j * width, -i * height, 0]))
     return cells

@@ -84,6 +84,21 @@ def _box() -> Rectangle:
     return _BOX[0]
 
 
+_TILES: dict[tuple, Rectangle] = {}
+
+
+def tile(width: float, height: float, fill: Any, fill_opacity: float = 1, stroke_width: float = 0.5,
+         stroke_opacity: float = 1.0) -> Rectangle:
+    """Rectangle(width=, height=, stroke_width=, stroke_color=GRID_LINE, stroke_opacity=, fill_color=fill,
+    fill_opacity=) for pictures in colour only: a copy of the one Rectangle of that size and stroke
+    (building one costs ~15 copies), then filled."""
+    key = (width, height, stroke_width, stroke_opacity, fill_opacity)
+    if key not in _TILES:
+        _TILES[key] = Rectangle(width=width, height=height, stroke_width=stroke_width, stroke_color=style.GRID_LINE,
+                                stroke_opacity=stroke_opacity, fill_opacity=fill_opacity)
+    return clone(_TILES[key]).set_fill(fill, opacity=fill_opacity)
+
+
 class MatrixGrid(VGroup):
     """A grid of cells (a Rectangle and a number each), sized to its widest number.
 

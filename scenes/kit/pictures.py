@@ -10,11 +10,12 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 import numpy as np
-from manim import (LEFT, RIGHT, DashedLine, DOWN, Line, ManimColor, Mobject, Rectangle, VGroup,
+from manim import (LEFT, RIGHT, DashedLine, DOWN, Line, ManimColor, Mobject, VGroup,
                    interpolate_color)
 
 from scenes.kit import style
 from scenes.kit.columns import Table
+from scenes.kit.grids import tile
 from scenes.kit.notes import note
 from scenes.kit.numbers import NumberBook
 
@@ -35,9 +36,7 @@ def signed_color(value: float, limit: float) -> ManimColor:
 
 def strip(values: np.ndarray, limit: float, cell_w: float) -> VGroup:
     """One position's D features as a row of coloured cells (no digits)."""
-    cells = VGroup(*[Rectangle(width=cell_w, height=CELL_H, stroke_width=0.5, stroke_color=style.GRID_LINE,
-                               fill_color=signed_color(v, limit), fill_opacity=1)
-                     for v in values])
+    cells = VGroup(*[tile(cell_w, CELL_H, signed_color(v, limit)) for v in values])
     return cells.arrange(RIGHT, buff=0)
 
 
@@ -124,9 +123,8 @@ def picture(colors: list, cell: float = 0.36) -> VGroup:
     grid = VGroup()
     for i, row in enumerate(colors):
         for j, color in enumerate(row):
-            grid.add(Rectangle(width=cell, height=cell, stroke_width=1, stroke_color=style.GRID_LINE,
-                               stroke_opacity=1 if color else 0.4, fill_color=color or style.BACKGROUND,
-                               fill_opacity=1 if color else 0).move_to([j * cell, -i * cell, 0]))
+            grid.add(tile(cell, cell, color or style.BACKGROUND, 1 if color else 0, stroke_width=1,
+                          stroke_opacity=1 if color else 0.4).move_to([j * cell, -i * cell, 0]))
     return grid
 
 

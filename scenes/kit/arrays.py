@@ -62,5 +62,6 @@ def colour_grid(values: Any, width: float, height: float = style.MIN_CELL_H, low
     values = np.atleast_2d(np.asarray(values, float))
     cells = VGroup()
     for (i, j), v in np.ndenumerate(values):
-        cells.add(tile(width, height, heat_color(float(v), low, high), 0.9).move_to([j * width, -i * height, 0]))
+        cell = tile(width, height, heat_color(float(v), low, high), 0.9)
+        cells.add(cell.move_to([j * width, -i * height, 0]))
     return cells

@@ -94,8 +94,9 @@ def tile(width: float, height: float, fill: Any, fill_opacity: float = 1, stroke
     (building one costs ~15 copies), then filled."""
     key = (width, height, stroke_width, stroke_opacity, fill_opacity)
     if key not in _TILES:
-        _TILES[key] = Rectangle(width=width, height=height, stroke_width=stroke_width, stroke_color=style.GRID_LINE,
-                                stroke_opacity=stroke_opacity, fill_opacity=fill_opacity)
+        _TILES[key] = Rectangle(width=width, height=height, stroke_width=stroke_width,
+                                stroke_color=style.GRID_LINE, stroke_opacity=stroke_opacity,
+                                fill_opacity=fill_opacity)
     return clone(_TILES[key]).set_fill(fill, opacity=fill_opacity)
 
 

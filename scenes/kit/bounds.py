@@ -4,11 +4,21 @@ Every edge or centre Manim asks for (arrange, next_to, get_center, …) starts f
 VMobject.get_points_defining_boundary, which lists the anchors point by point in Python:
 a fifth of a clip's build. The same points in the same order, taken by numpy slices,
 give the same boxes bit for bit.
+
+A critical point then takes each dimension's min and max once for the whole box (Manim: one
+numpy reduction a dimension and key), and a width or height reduces every point of the family
+at once (Manim: Python's max or min over each mobject's points, then over its submobjects').
+A min or max picks one of the values, so the result is the same float; only where it is a
+zero (whose sign the order of comparison may decide) or NaN does Manim's own reduction run.
 """
+import builtins
+
 import numpy as np
-from manim import VMobject
+from manim import Mobject, VMobject
 
 _manims_own = VMobject.get_points_defining_boundary
+_manims_critical_point = Mobject.get_critical_point
+_manims_reduce = Mobject.reduce_across_dimension
 
 
 def _anchors(points, n):
@@ -30,3 +40,35 @@ def points_defining_boundary(self):
 
 
 VMobject.get_points_defining_boundary = points_defining_boundary
+
+
+def critical_point(self, direction):
+    points = self.get_points_defining_boundary()
+    result = np.zeros(self.dim)
+    if len(points) == 0:
+        return result
+    low, high = points.min(axis=0), points.max(axis=0)
+    for dim in range(self.dim):
+        lo, hi = low[dim], high[dim]
+        if lo == 0 or hi == 0 or lo != lo or hi != hi:       # as Manim reduces it
+            lo, hi = np.min(points[:, dim]), np.max(points[:, dim])
+        key = direction[dim]
+        result[dim] = lo if key < 0 else (lo + hi) / 2 if key == 0 else hi
+    return result
+
+
+def reduce_across_dimension(self, reduce_func, dim):
+    if reduce_func is not builtins.max and reduce_func is not builtins.min:
+        return _manims_reduce(self, reduce_func, dim)
+    columns = [m.points[:, dim] for m in self.get_family() if len(m.points)]
+    if not columns:
+        return None
+    values = np.concatenate(columns) if len(columns) > 1 else columns[0]
+    found = values.max() if reduce_func is builtins.max else values.min()
+    if found == 0 or found != found:
+        return _manims_reduce(self, reduce_func, dim)
+    return found
+
+
+Mobject.get_critical_point = critical_point
+Mobject.reduce_across_dimension = reduce_across_dimension

@@ -21,8 +21,9 @@ from scenes.kit.numbers import NumberBook, Shown
 
 
 def grid(book: NumberBook, name: Any, values: Any, decimals: int = 4, **options: Any) -> MatrixGrid:
-    """A MatrixGrid with its marks (−∞, NaN, hidden zeros), its columns as wide as their labels."""
-    return MatrixGrid(book, name, values, decimals, marks=True, fit_col_labels=True, **options)
+    """A MatrixGrid with its marks (−∞, NaN, hidden zeros), its columns as wide as their labels
+    (unless fit_col_labels=False)."""
+    return MatrixGrid(book, name, values, decimals, marks=True, **{"fit_col_labels": True, **options})
 
 
 def column(book: NumberBook, name: str, values: Any, **options: Any) -> MatrixGrid:

@@ -19,7 +19,7 @@ from typing import Any, Sequence
 import numpy as np
 from manim import DOWN, LEFT, ORIGIN, RIGHT, UP, FadeIn, Mobject, VGroup
 
-from scenes.kit import derive, expressions as ex, style
+from scenes.kit import derive, expressions as ex, marked, style
 from scenes.kit.anim import Appear
 from scenes.kit.blocks import share
 from scenes.kit.columns import Table
@@ -57,17 +57,17 @@ def in_turn(scene: Any, parts: Sequence[Mobject], together: Sequence[int] | None
 # ---------------------------------------------------------------- grids
 def grid(book: NumberBook, name: Any, values: Any, decimals: int, header: str | Mobject | None = None,
          header_color: str = style.MUTED, **options: Any) -> MatrixGrid:
-    """The kit's grid, entries recorded as name[i][j], −∞ / NaN / hidden zeros (hidden=) marked.
-    header: words, or a line of code drawn above it the same way."""
-    return MatrixGrid(book, name, values, decimals, marks=True, header=header, header_color=header_color,
-                      **options)
+    """marked.grid with its columns as wide as their numbers, under a header (words, or a line of
+    code drawn above it the same way)."""
+    return marked.grid(book, name, values, decimals, header=header, header_color=header_color,
+                       fit_col_labels=False, **options)
 
 
 def column(book: NumberBook, name: str, values: Any, decimals: int, header: str,
            colors: Sequence[str] = ()) -> MatrixGrid:
     """A one-column grid (row sums, visible keys) under a header, recorded as name[i]."""
-    g = grid(book, [[f"{name}[{i}]"] for i in range(len(values))], np.asarray(values, float)[:, None],
-             decimals, header, header_color=style.ACCENT)
+    g = marked.column(book, name, values, decimals=decimals, header=header, header_color=style.ACCENT,
+                      fit_col_labels=False)
     for row, color in zip(g.entries, colors):
         row[0].set_color(color)
     return g

@@ -71,12 +71,12 @@ def test_an_axis_labelled_in_reverse_is_named(monkeypatch):
 
 
 def test_a_frame_around_the_neighbour_of_the_tracked_element_is_named(monkeypatch):
-    from scenes.clips import multihead_parts
-    original = multihead_parts.TensorView.frame
+    from scenes.kit.tensors import TensorView
+    original = TensorView.frame
 
     def frame(self, n):
         return original(self, (n + 1) % len(self.texts))
-    monkeypatch.setattr(multihead_parts.TensorView, "frame", frame)
+    monkeypatch.setattr(TensorView, "frame", frame)
     inputs = inputs_for("multihead", shape="2,4,12", heads=4, track="e17")
     named(problems_of("multihead", inputs), "carries a track mark the oracle does not give it")
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from scenes.kit.numbers import Shown
-from scenes.kit.tensors import TensorView  # noqa: F401  (tests/test_proof.py patches TensorView.frame here)
 
 
 def wrong_caption(scene: Any, emphasis: bool) -> Shown:

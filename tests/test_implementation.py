@@ -69,6 +69,16 @@ def test_the_check_catches_a_wrong_attention(monkeypatch):
     monkeypatch.setattr(compute, "hand_attention", unscaled)
     wrong = compute.sdpa_check((2, 3, 5, 4), 0)
     assert wrong.forward > 1e-3 and wrong.grad > 1e-3
+    assert wrong.agreement == "differs"
+
+
+@pytest.mark.parametrize("forward, grad, said", [(0.0, 0.0, "exact"), (0.0, 3e-16, "rounding"),
+                                                 (2e-13, 0.0, "rounding"), (0.0, 1e-12, "differs"),
+                                                 (0.5, 0.0, "differs")])
+def test_the_verdict_is_exact_rounding_or_differs(forward, grad, said):
+    """The caption's verdict: every difference 0, all under 1e-12 (float64 noise), or not."""
+    chk = compute.SdpaCheck((1, 1, 1, 1), forward, grad, 0.0, 0.0, grad, 2.0 ** -52)
+    assert chk.agreement == said
 
 
 def test_captions_follow_the_data():

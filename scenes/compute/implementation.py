@@ -31,6 +31,7 @@ SOFTMAX_DIM = -1        # softmax over the keys
 DIAGONAL = 1            # triu(diagonal=1): True strictly above the diagonal = the future
 CACHE_CHAPTER = 8       # the chapter that explains forward's cache argument
 FLOAT_BITS = 64         # the check runs in torch.float64
+PRECISION = 1e-12       # differences below this are float64 rounding
 
 
 @dataclass(frozen=True)
@@ -140,6 +141,13 @@ class SdpaCheck:
     grad_v: float
     grad: float         # the largest of the three
     eps: float          # float64's machine epsilon, for scale
+
+    @property
+    def agreement(self) -> str:
+        """"exact" (every difference is 0), "rounding" (all below PRECISION) or "differs"."""
+        if self.forward == self.grad == 0:
+            return "exact"
+        return "rounding" if max(self.forward, self.grad) < PRECISION else "differs"
 
 
 def hand_attention(q, k, v):

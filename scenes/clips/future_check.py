@@ -1,7 +1,6 @@
 """4.5 通过修改未来输入来验收: perturb the future, the prefix outputs stay exactly the same;
 without the mask they move; the early loss has zero gradient on the future inputs; dropout
 must be off or share one mask; the check tests behaviour, not the triangle picture."""
-import numpy as np
 from manim import DOWN, LEFT, UP, Create, FadeIn, VGroup
 
 from scenes.clips import future_check_parts as parts
@@ -79,7 +78,7 @@ class FutureCheck(ClipScene):
         return self.book.index("prefix", self.result.prefix)
 
     def future(self) -> Shown:
-        return self.book.index("future", self.result.shape[1] - self.result.prefix)
+        return self.book.index("future", self.result.future)
 
     # -- step 1
     def show_inputs(self) -> None:
@@ -89,10 +88,9 @@ class FutureCheck(ClipScene):
         tell(self, "输入 x 的形状 [B, T, D] = {shape}：\n前 {prefix} 个位置固定，只给后 {future} 个位置加上扰动 δ·u，"
              "δ = {delta}。", NARRATION["inputs"], shape=book.coords("shape", r.shape),
              prefix=self.prefix(), future=self.future(), delta=delta, b=b, t=t, d=d)
-        limit = float(np.max(np.abs(r.x)))
         rows = pictures.strip_rows(r.x, r.x2, lambda b, t: book.num(
             f"push[{b}][{t}]", r.push[b, t], zero_or(r.push[b, t]), size=SMALL,
-            color=style.TEXT if t < r.prefix else style.MASK), limit)
+            color=style.TEXT if t < r.prefix else style.MASK), r.x_limit)
         board = Board(book, ("x", "x′", "‖x′ − x‖"), rows, r.prefix)
         panel = VGroup(
             note(book, "δ = {}", delta, color=style.ACCENT, size=style.BODY_SIZE),
@@ -100,7 +98,7 @@ class FutureCheck(ClipScene):
             note(book, "位置 t < {}：x′ = x", self.prefix(), color=style.TEXT),
             note(book, "位置 t ≥ {}：x′ = x + δ·u", self.prefix(), color=style.MASK),
             note(book, "每个位置一行，每格一个特征的颜色："),
-            pictures.legend(book, "color", limit),
+            pictures.legend(book, "color", r.x_limit),
             note(book, "超出范围的值显示为两端的颜色"),
         ).arrange(DOWN, buff=0.32, aligned_edge=LEFT)
         board_then_rights(self, board, panel)
@@ -129,10 +127,9 @@ class FutureCheck(ClipScene):
         rows = pictures.strip_rows(run.y, run.y2, lambda b, t: (
             change(book, f"{name}.change[{b}][{t}]", run.change[b, t], SMALL) if t < r.prefix else
             book.num(f"{name}.change[{b}][{t}]", run.change[b, t], zero_or(run.change[b, t]),
-                     color=style.MUTED, size=SMALL)), float(np.max(np.abs(run.y))) or 1.0)
+                     color=style.MUTED, size=SMALL)), run.limit)
         board = Board(book, ("y", "y′", "max |y′ − y|"), rows, r.prefix)
-        b, t = compute.largest(run.change, r.prefix)        # the largest prefix change (nearest the future)
-        c = int(np.argmax(np.abs(run.y2[b, t] - run.y[b, t])))
+        b, t, c = run.worked                  # the largest prefix change (nearest the future), its feature
         where = {"batch": book.index(f"batch[{b}]", b), "position": book.index(f"position[{t}]", t)}
         title = note(book, "批 {batch} · 位置 {position}：两次的输出", **where, color=style.TRACK)
         gap = float(run.change[b, t])
@@ -164,7 +161,7 @@ class FutureCheck(ClipScene):
         loss = note(book, "L = 前 {prefix} 个位置输出的平方和 = {loss}（掩码开）", prefix=self.prefix(),
                     loss=book.fmt("loss", r.loss), color=style.TEXT, size=style.BODY_SIZE)
         head = note(book, "L 对每个输入位置的梯度范数 ‖∂L/∂x‖")
-        charts = bars.by_position(book, "grad", r.grad, r.prefix, 1.5 / (float(r.grad.max()) or 1.0))
+        charts = bars.by_position(book, "grad", r.grad, r.prefix, 1.5, r.grad_max)
         off = slots["future_grad_off"]
         off_line = (note(book, "关掉掩码：未来位置的梯度范数最大为 {}", off, color=style.MASK)
                     if r.future_grad_off > 0 else note(book, "关掉掩码：未来位置的梯度这次也是 {}", off))
@@ -218,7 +215,7 @@ class FutureCheck(ClipScene):
         case = "leak" if r.bug.prefix_max > 0 else "one" if r.heads == 1 else "same"
         self.narrate(NARRATION["behaviour." + case], worst)
         self.clear_stage()
-        pic = pictures.picture(pictures.weight_colors(r.weights), cell=min(0.9, 2.8 / r.shape[1]))
+        pic = pictures.picture(pictures.weight_colors(r.weights), room=2.8, most=0.9)
         left = VGroup(note(book, "批 {batch} · 头 {head} 的注意力权重", batch=book.index("batch[0]", 0),
                            head=book.index("head[0]", 0), color=style.TEXT),
                       pic, note(book, "空格：未来位置，权重最大为 {}", slot(book, "future_weight", r.future_weight)),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from manim import DOWN, RIGHT, VGroup
 
+from scenes.compute.future import FutureCheck
 from scenes.kit.derive_cells import gap, term
 from scenes.kit import style
 from scenes.kit.expressions import Derivation
@@ -22,13 +23,12 @@ def change_made(book: NumberBook, board: Board, zoom: VGroup, b: int, t: int, c:
     return gap(book, board.number(b, t), term(book, row[2]), term(book, row[1]))
 
 
-def mask_pictures(book: NumberBook, r) -> VGroup:
+def mask_pictures(book: NumberBook, r: FutureCheck) -> VGroup:
     """The two runs' dropout masks of batch 0, head 0, each with how many visible weights it drops."""
-    t = r.shape[1]
-    visible = book.index("visible", t * (t + 1) // 2)
+    visible = book.index("visible", r.visible)
     pics = VGroup()
     for k, name in enumerate(("第一次的掩码", "第二次的掩码")):
-        pic = picture(mask_colors(r.keep[k, 0, 0]), cell=min(0.6, 2.6 / t))
+        pic = picture(mask_colors(r.keep[k, 0, 0]), room=2.6, most=0.6)
         count = note(book, "丢弃 {dropped} / {visible} 个可见权重",
                      dropped=book.index(f"dropped[{k}]", r.dropped[k]), visible=visible)
         pics.add(VGroup(note(book, name, color=style.TEXT), pic, count).arrange(DOWN, buff=0.2))

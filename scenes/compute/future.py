@@ -29,7 +29,8 @@ class Weights:
     b_out: np.ndarray        # [D]
 
 
-def draw(shape: tuple[int, int, int], heads: int, seed: int) -> tuple[np.ndarray, Weights, np.ndarray, np.ndarray]:
+def draw(shape: tuple[int, int, int], heads: int,
+         seed: int) -> tuple[np.ndarray, Weights, np.ndarray, np.ndarray]:
     """(x, weights, u, dropout draws) in the documented order."""
     b, t, d = shape
     rng = np.random.default_rng(seed)
@@ -125,19 +126,37 @@ def row_change(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.max(np.abs(a - b), axis=-1)
 
 
+def largest(change: np.ndarray, prefix: int) -> tuple[int, int]:
+    """The prefix position (batch, t) whose output changed most; on a tie (every change exactly 0
+    with the mask) the latest position, then the first batch: the one nearest the future."""
+    return max(((b, t) for b in range(change.shape[0]) for t in range(prefix)),
+               key=lambda bt: (change[bt], bt[1], -bt[0]))
+
+
+def features(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Per (batch, position): the feature where |a - b| is largest (the first on ties)."""
+    return np.argmax(np.abs(b - a), axis=-1)
+
+
 @dataclass(frozen=True)
 class Run:
     """One pair of runs (x, then the perturbed x) and what changed."""
     y: np.ndarray            # [B, T, D] on x
     y2: np.ndarray           # [B, T, D] on the perturbed input
     change: np.ndarray       # [B, T] max |y2 - y| per position
+    feature: np.ndarray      # [B, T] the feature that change is taken at (the first on ties)
     prefix_max: float        # the largest change over the prefix positions
+    worked: tuple[int, int, int]   # (batch, position, feature) of that change: `largest`, then `feature`
+    limit: float             # the colour scale of y's strips: max |y| (1 where y is all 0)
 
 
 def paired(x: np.ndarray, x2: np.ndarray, w: Weights, heads: int, prefix: int, **options: Any) -> Run:
     first, second = forward(x, w, heads, **options), forward(x2, w, heads, **options)
     change = row_change(first.y, second.y)
-    return Run(first.y, second.y, change, float(change[:, :prefix].max()))
+    feature = features(first.y, second.y)
+    b, t = largest(change, prefix)
+    return Run(first.y, second.y, change, feature, float(change[:, :prefix].max()),
+               (b, t, int(feature[b, t])), float(np.max(np.abs(first.y))) or 1.0)
 
 
 @dataclass(frozen=True)
@@ -151,11 +170,14 @@ class FutureCheck:
     p: float
     x: np.ndarray            # [B, T, D]
     x2: np.ndarray           # x + delta * u on positions >= prefix
+    x_limit: float           # the colour scale of x's strips: max |x|
+    future: int              # the perturbed positions: T - prefix
     push: np.ndarray         # [B, T] ||x2 - x|| per position (0 on the prefix)
     on: Run                  # causal mask on (eval mode)
     off: Run                 # mask off
     loss: float              # sum of squares of the prefix outputs (mask on, at x)
     grad: np.ndarray         # [B, T] ||dL/dx_t|| (mask on): 0 for the future positions
+    grad_max: float          # its largest value (the bars' scale)
     future_grad: float       # its largest value over the future positions
     grad_off: np.ndarray     # [B, T] the same with the mask off
     future_grad_off: float
@@ -164,6 +186,7 @@ class FutureCheck:
     drop_both: float         # two masks and the perturbation
     drop_shared: float       # one shared mask and the perturbation
     eval_check: float        # eval mode (dropout off) and the perturbation: on.prefix_max
+    visible: int             # the weights a query may see, at or below the diagonal: T(T + 1)/2
     dropped: np.ndarray      # [2] visible weights each mask drops (lower triangle)
     weights: np.ndarray      # [T, T] batch 0, head 0 attention weights (mask on)
     future_weight: float     # the largest weight on a future key, any batch and head: 0
@@ -171,8 +194,8 @@ class FutureCheck:
     bug: Run                 # the wrong merge, mask on
 
 
-def future_check(shape: tuple[int, int, int] = (2, 6, 12), heads: int = 3, prefix: int = 4, delta: float = 100.0,
-                 seed: int = 0, p: float = 0.1) -> FutureCheck:
+def future_check(shape: tuple[int, int, int] = (2, 6, 12), heads: int = 3, prefix: int = 4,
+                 delta: float = 100.0, seed: int = 0, p: float = 0.1) -> FutureCheck:
     """Everything the future-check clip shows, from its inputs."""
     b, t, d = shape
     x, w, u, draws = draw(shape, heads, seed)
@@ -200,13 +223,14 @@ def future_check(shape: tuple[int, int, int] = (2, 6, 12), heads: int = 3, prefi
     reference = forward(x, w, heads)
     return FutureCheck(
         shape=(b, t, d), heads=heads, head_dim=d // heads, prefix=prefix, delta=float(delta),
-        seed=seed, p=float(p), x=x, x2=x2, push=np.linalg.norm(x2 - x, axis=-1), on=on, off=off,
-        loss=loss, grad=grad, future_grad=float(grad[:, prefix:].max()), grad_off=grad_off,
+        seed=seed, p=float(p), x=x, x2=x2, x_limit=float(np.max(np.abs(x))), future=t - prefix,
+        push=np.linalg.norm(x2 - x, axis=-1), on=on, off=off, loss=loss, grad=grad,
+        grad_max=float(grad.max()), future_grad=float(grad[:, prefix:].max()), grad_off=grad_off,
         future_grad_off=float(grad_off[:, prefix:].max()), keep=keep,
         drop_noise=prefix_gap(dropout_y(x, one), dropout_y(x, two)),
         drop_both=prefix_gap(dropout_y(x, one), dropout_y(x2, two)),
         drop_shared=prefix_gap(dropout_y(x, one), dropout_y(x2, one)),
-        eval_check=on.prefix_max,
+        eval_check=on.prefix_max, visible=int(np.sum(lower)),
         dropped=np.array([int(np.sum(~m[0, 0] & lower)) for m in keep]),
         weights=reference.weights[0, 0],
         future_weight=float(np.max(reference.weights[..., ~lower])),
@@ -217,20 +241,13 @@ def future_check(shape: tuple[int, int, int] = (2, 6, 12), heads: int = 3, prefi
 RUNS = (("on", True, merge_heads), ("off", False, merge_heads), ("bug", True, wrong_merge))
 
 
-def largest(change: np.ndarray, prefix: int) -> tuple[int, int]:
-    """The prefix position (batch, t) whose output changed most; on a tie (every change exactly 0
-    with the mask) the latest position, then the first batch: the one nearest the future."""
-    return max(((b, t) for b in range(change.shape[0]) for t in range(prefix)),
-               key=lambda bt: (change[bt], bt[1], -bt[0]))
-
-
 def provenance(r: FutureCheck) -> dict[str, Source]:
     """For each run (mask on, off, the wrong merge) and each input (x, then x2 = the perturbed x):
     NAME.Y[b][t][c] <- NAME.merged[b][t][*] (the output projection mixes every merged feature)
     NAME.merged[b][t][c] <- the head output it takes: NAME.z[b][h][t'][r] (the merge's index map)
     NAME.z[b][h][t][r] <- NAME.context[b][t] <- x[b][s][*] for the positions s it may see
     NAME.change[b][t] <- NAME.y[b][t][c], NAME.y2[b][t][c] at the feature c where |y2 - y| is
-    largest (first on ties); NAME.prefix_max <- NAME.change at `largest`."""
+    largest (NAME.feature, first on ties); NAME.prefix_max <- NAME.change at NAME.worked."""
     b_n, t_n, d_n = r.shape
     h_n, hd = r.heads, r.head_dim
     out: dict[str, Source] = {}
@@ -256,9 +273,9 @@ def provenance(r: FutureCheck) -> dict[str, Source]:
                             f"{mg}[{b}][{t}][{e}]" for e in range(d_n)))
         for b in range(b_n):
             for t in range(t_n):
-                c = int(np.argmax(np.abs(run.y2[b, t] - run.y[b, t])))
+                c = int(run.feature[b, t])
                 out[f"{name}.change[{b}][{t}]"] = Source(
                     "max abs difference", (f"{name}.y[{b}][{t}][{c}]", f"{name}.y2[{b}][{t}][{c}]"))
-        b, t = largest(run.change, r.prefix)
+        b, t, _ = run.worked
         out[f"{name}.prefix_max"] = Source("max", (f"{name}.change[{b}][{t}]",))
     return out

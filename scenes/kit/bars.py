@@ -72,10 +72,14 @@ def marked(book: NumberBook, label: str, values: Sequence[float], marks: Sequenc
     return plain(values, xs, unit, width), targets(marks, xs, unit, width), feet, numbers, unit
 
 
-def by_position(book: NumberBook, label: str, values: np.ndarray, prefix: int, unit: float) -> VGroup:
+def by_position(book: NumberBook, label: str, values: np.ndarray, prefix: int, room: float,
+                tallest: float) -> VGroup:
     """One number per position (recorded as label[b][t]), one chart per batch on a shared pitch:
     bars with their numbers on top, positions below; the first `prefix` positions in the accent
-    colour, the rest in the value colour. Each chart is VGroup(base, bars, tag)."""
+    colour, the rest in the value colour. The largest value, `tallest`, stands `room` high (all
+    bars flat where it is 0). Each chart is VGroup(base, bars, tag)."""
+    unit = room / (tallest or 1.0)
+
     def colour(t: int) -> str:
         return style.ACCENT if t < prefix else style.VALUE
     nums = [[book.num(f"{label}[{b}][{t}]", v, 0 if v == 0 else 4, size=SMALL, color=colour(t))

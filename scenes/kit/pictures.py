@@ -118,8 +118,10 @@ def columns(book: NumberBook, title: Mobject, heads: tuple[str, str], names: tup
 
 
 # ---------------------------------------------------------------- pictures and bit strings
-def picture(colors: list, cell: float = 0.36) -> VGroup:
-    """A T x T picture of coloured cells (a mask or the weights), no digits; None: an empty cell."""
+def picture(colors: list, room: float, most: float) -> VGroup:
+    """A T x T picture of coloured cells (a mask or the weights), no digits; None: an empty cell.
+    Its T rows share `room` (scene units), each cell at most `most` wide."""
+    cell = min(most, room / len(colors))
     grid = VGroup()
     for i, row in enumerate(colors):
         for j, color in enumerate(row):

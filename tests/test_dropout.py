@@ -102,6 +102,24 @@ def test_sampler_keeps_about_one_minus_p():
     assert (sampled(3, 0.5, 8, 11) == sampled(3, 0.5, 8, 11)).all()
 
 
+@pytest.mark.parametrize("w, p, count, seed", [
+    ((0.2, 0.3, 0.5), 0.5, 200, 0), ((0.2, 0.3, 0.5), 0.0, 20, 3), ((1.0,), 0.999999, 1, 5),
+    ((0.0, 0.0, 1.0), 0.5, 2, 2), ((0.5, 0.5), 0.1, 3, 1)])
+def test_the_facts_the_captions_read_follow_the_documented_draws(w, p, count, seed):
+    """Every draw kept everything (the captions' first case), the rows listed, the bars' scale:
+    from the sampler written in the oracle, not from the clip's compute."""
+    from scenes.compute import dropout as compute
+    r = compute.dropout_lesson(w, p, "train", [(True,) * len(w)], count, seed)
+    keep = sampled(len(w), p, count, seed)
+    scale = 1 / (1 - p)
+    means = (torch.tensor(keep, dtype=torch.float64) * torch.tensor(w) * scale).cumsum(0)
+    means = means / torch.arange(1, count + 1)[:, None]
+    shown = [c - 1 for c in (1, 2, 5, 10, 20, 50, 100, 200) if c < count] + [count - 1]
+    assert r.all_kept == bool(keep.all())
+    assert r.listed_samples == min(count, 8)
+    assert r.tallest == pytest.approx(max(float(means[shown].max()), max(w)), rel=1e-12)
+
+
 # ---------------------------------------------------------------- captions chosen by the data
 def test_zero_sentence_only_when_a_weight_is_zero(default):
     assert "原先为 0" not in captions(default)[4]

@@ -224,7 +224,7 @@ class Dropout(ClipScene):
         self.step(template, **slots)
         self.say(words.sampling_says(book, r, last))
         self.clear_stage()
-        listed = min(len(r.sample_sums), compute.SHOWN)
+        listed = r.listed_samples
         what = "前 {} 次采样" if listed < len(r.sample_sums) else "全部 {} 次采样"
         seed = note(book, "seed = {seed} · {draws}", seed=book.index("seed", self.inputs["seed"]),
                     draws=book.compose(what, book.index("listed_samples", listed)))

@@ -47,9 +47,8 @@ def zero_rule(book: NumberBook, r: Any) -> Mobject:
 def mean_bars(book: NumberBook, r: Any) -> tuple:
     """Bars of the last running mean with its numbers, dashed original weights, the positions
     under them, and the height of one unit of weight (the kit's bars.marked)."""
-    tallest = max(float(r.checkpoint_means.max()), float(r.weights.max()))
     return bars.marked(book, f"running_mean@{r.checkpoints[-1]}", r.checkpoint_means[-1], r.weights,
-                       position_names(book, r), MEAN_DECIMALS, tallest)
+                       position_names(book, r), MEAN_DECIMALS, r.tallest)
 
 
 # ------------------------------------------------------------------ the tables each step shows

@@ -71,7 +71,7 @@ ALL_KEPT = {
 
 def sampling_caption(book: NumberBook, r: Any, last: Shown) -> tuple[str, dict[str, Shown]]:
     """Step 4's caption and its slots: all kept, one draw, the running mean got closer, or it did not."""
-    if r.sampled.masks.all():
+    if r.all_kept:
         return ALL_KEPT[(r.mode, len(r.sample_sums) > 1)], {"draws": last}
     if len(r.checkpoints) == 1:
         return "按 nn.Dropout 的语义随机抽取掩码：只采样一次，“平均”就是这一次的行。", {}
@@ -156,7 +156,7 @@ NARRATION = {
 def sampling_says(book: NumberBook, r: Any, last: Shown) -> tuple:
     """Step 4: all kept (eval, p = 0, or by chance), one draw, the gap shrank, or it did not."""
     gaps = [book.fmt(f"gap[{j}]", g, MEAN_DECIMALS) for j, g in enumerate(r.checkpoint_gaps)]
-    if r.sampled.masks.all():
+    if r.all_kept:
         if r.mode == "eval":
             return phrase(NARRATION["sample.eval"], last)
         if r.p == 0:

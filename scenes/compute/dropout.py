@@ -98,6 +98,9 @@ class DropoutLesson:
     ranked: tuple            # the masks listed: all (in order) when they fit, else the SHOWN most probable
     rest_prob: float         # the probability of every other mask together
     checkpoint_gaps: np.ndarray  # [len(checkpoints)] max |running mean - weight| at each checkpoint
+    all_kept: bool           # every sampled mask kept every entry
+    listed_samples: int      # the sampled rows listed: the first SHOWN, or all of them
+    tallest: float           # the largest weight or running mean (the bars' common scale)
 
 
 SHOWN = 8                    # masks listed in the table of every mask
@@ -127,7 +130,8 @@ def dropout_lesson(weights, p: float, mode: str, masks: list, samples: int, seed
         eval_p=0.0, eval_row=eval_row, eval_sum=float(eval_row.sum()),
         zeros=tuple(int(i) for i in np.flatnonzero(w == 0)), ranked=ranked,
         rest_prob=float(np.delete(table.probs, list(ranked)).sum()),
-        checkpoint_gaps=np.abs(means - w).max(-1))
+        checkpoint_gaps=np.abs(means - w).max(-1), all_kept=bool(sampled.masks.all()),
+        listed_samples=min(samples, SHOWN), tallest=float(max(means.max(), w.max())))
 
 
 # ------------------------------------------------------------------ where each number comes from (issue 25)

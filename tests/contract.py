@@ -12,6 +12,7 @@ values: tests/contract_values.py, re-exported here), read from a clip's manifest
 """
 import math
 import re
+import unicodedata
 from collections import defaultdict
 
 from contract_values import _value, oracle_problems, precision_problems  # noqa: F401  (re-exported)
@@ -19,6 +20,7 @@ from contract_values import _value, oracle_problems, precision_problems  # noqa:
 MIN_NUMBER_HEIGHT = 0.15    # frame units: 20 px at 1080p, 7 px at 480p
 MAX_NUMBER_CHARS = 10
 EPS = 0.01                  # boxes may touch
+CUT_WIDTH = 7               # a cut user label: at most 7 half-widths, "…" included (README)
 TEXT_KINDS = ("number", "label")
 
 
@@ -214,9 +216,15 @@ def coverage(records, expected):
     return checked / len(records) if records else 1.0
 
 
+def half_widths(text):
+    """Set width in half-widths, as UAX #11 has it: East Asian Wide or Fullwidth counts two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
 def user_problems(manifest, inputs):
     """Each user text on screen is the user's own: a token of its option, or its start and "…"
-    with the whole token kept as the item's `full` (a whole token lists no `full`)."""
+    within CUT_WIDTH half-widths, with the whole token kept as the item's `full` (a whole token
+    lists no `full`)."""
     out = []
     for st in manifest["layout"]:
         for it in st["items"]:
@@ -230,6 +238,8 @@ def user_problems(manifest, inputs):
                 full = it.get("full")
                 if cut and not whole and not (full in given and full.startswith(text[:-1])):
                     out.append(f"step {st['step']}: {text!r} is cut, but its full text {full!r} is not the token")
+                if cut and not whole and half_widths(text) > CUT_WIDTH:
+                    out.append(f"step {st['step']}: {text!r} is cut wider than {CUT_WIDTH} half-widths")
             if "full" in it and not it["text"].endswith("…"):
                 out.append(f"step {st['step']}: {it['text']!r} is whole but lists full {it['full']!r}")
     return out

@@ -6,6 +6,10 @@ the precision a grid may choose.
                                      10 characters (fewer decimals, then 1.235e+87), a non-zero
                                      value never reading as zero; decimals None: a whole number
     least_decimals(values)        -> the fewest decimals (0-6) that show every value exactly
+    cut_to_width(values)          -> weighted-average's grids: exact decimals (0, 1, 2, 4), fewer while
+                                     the widest text passes 7 characters
+    cut_by_digits(values)         -> score-grid's grids: exact decimals, at most 5 minus the whole
+                                     digits of the largest magnitude
 """
 import math
 from decimal import ROUND_HALF_EVEN, Context, Decimal
@@ -68,3 +72,37 @@ def least_decimals(values, most=6):
 
 def widest(values, decimals):
     return max((len(drawn_text(v, decimals)) for v in values if math.isfinite(float(v))), default=0)
+
+
+GRID_STEPS = (0, 1, 2, 4)   # the precisions a grid's exact decimals are taken from
+
+
+def exact_grid_decimals(values):
+    """The fewest of GRID_STEPS that show every finite value exactly (three places take 4), else 4."""
+    least = least_decimals(values, most=4)
+    return least if least <= 2 else 4
+
+
+def cut_to_width(values, longest=NARROW):
+    """The most decimals, no more than exact_grid_decimals and among GRID_STEPS, at which no value is
+    drawn wider than `longest` characters, or than the narrowest the values can be drawn at all."""
+    finite = [float(v) for v in values if math.isfinite(float(v))]
+    exact = exact_grid_decimals(finite)
+    if not finite:
+        return exact
+    allowed = [d for d in GRID_STEPS if d <= exact]
+    room = max(longest, min(widest(finite, d) for d in allowed))
+    return max(d for d in allowed if widest(finite, d) <= room)
+
+
+def cut_by_digits(values, longest=NARROW):
+    """The exact decimals, but no more than leave `longest` characters to a minus, the whole digits of
+    the largest magnitude (one for a magnitude below 1), the point and the decimals. Finite values only
+    (a score grid's)."""
+    magnitudes = [abs(float(v)) for v in values]
+    assert all(math.isfinite(m) for m in magnitudes), "cut_by_digits takes finite values"
+    top = max(magnitudes, default=0.0)
+    whole = 1
+    while top >= 10 ** whole:
+        whole += 1
+    return min(exact_grid_decimals(values), max(0, longest - 2 - whole))

@@ -1,5 +1,6 @@
 """4.2-4.3, the score-grid clip: captions chosen by the data, the largest inputs paged through
 legible boards, the dry run's manifest, bad input refused (split from tests/test_score_grid.py)."""
+import dataclasses
 import math
 import random
 
@@ -7,7 +8,9 @@ import numpy as np
 import pytest
 
 from conftest import assert_refused, assert_video_with_captions, build, cli, inputs_for, manifest
-from test_score_grid import CJK, t64
+from scenes.compute import scores
+from scenes.kit.inputs import InputError
+from test_score_grid import CJK, legal_inputs, t64
 
 
 # ---------------------------------------------------------------- captions chosen by the data
@@ -31,6 +34,52 @@ def test_one_key_and_width_one_are_said_as_they_are():
 def test_equal_scores_give_uniform_weights():
     caption = captions_of(q="0 0; 0 0", k="1 2; 3 4")[3]
     assert "均匀" in caption and "更集中" not in caption
+
+
+# ---------------------------------------------------------------- facts the clip reads from the result
+def result_of(**given):
+    i = inputs_for("score-grid", **given)
+    return scores.score_grid(q=i["q"], k=i["k"], v=i["v"], x=i["x"], wq=i["wq"], wk=i["wk"], wv=i["wv"],
+                             seed=i["seed"], samples=50)
+
+
+def fact_problems(r):
+    """Each flatness fact of `r` that plain Python on r's own scores does not give, named."""
+    want = {"scores_flat": len(set(r.scores.ravel().tolist())) == 1,
+            "query_flat": len(set(r.scores[r.query].tolist())) == 1}
+    return [f"{field}: {getattr(r, field)!r}, plain Python gives {v!r}" for field, v in want.items()
+            if getattr(r, field) is not v]
+
+
+@pytest.mark.parametrize("given", [{"q": "0 0; 0 0", "k": "1 2; 3 4"},        # every score 0
+                                   {"q": "1 0; 0 0", "k": "1 2; 3 4"},        # row 1 flat, not the one shown
+                                   {"q": "1 1", "k": "1 0; 0 1; 2 -1"},       # the shown row flat, one row
+                                   {}])
+def test_flat_scores_and_rows_are_facts_of_the_result(given):
+    assert fact_problems(result_of(**given)) == []
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_flat_facts_of_generated_inputs(seed):
+    assert fact_problems(result_of(**legal_inputs(random.Random(seed)))) == []
+
+
+@pytest.mark.parametrize("field", ["scores_flat", "query_flat"])
+def test_a_wrong_flat_fact_is_named(field):
+    """Planted: one fact flipped; the check names it."""
+    r = result_of(q="1 0; 0 0", k="1 2; 3 4")
+    problems = fact_problems(dataclasses.replace(r, **{field: not getattr(r, field)}))
+    assert len(problems) == 1 and problems[0].startswith(field + ":")
+
+
+def test_the_range_rule_checks_the_product_that_is_drawn(monkeypatch):
+    """Planted: the compute module's projection made 1000 times larger; the rule refuses it."""
+    given = {"x": "1 0; 0 1", "wq": "1 0; 0 1", "wk": "1 0; 0 1", "wv": "1; 1"}
+    assert inputs_for("score-grid", **given)["q"].tolist() == [[1, 0], [0, 1]]
+    real = scores.project
+    monkeypatch.setattr(scores, "project", lambda x, w: 1000 * real(x, w))
+    with pytest.raises(InputError, match="wq"):
+        inputs_for("score-grid", **given)
 
 
 # ---------------------------------------------------------------- the largest inputs

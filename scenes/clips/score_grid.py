@@ -1,19 +1,18 @@
 """4.2 为什么拆成查询、键和值 and 4.3 缩放因子来自点积的方差:
 Q, K, V projections, the QK^T grid and why the scores are divided by sqrt(d_k)."""
-import numpy as np
 from manim import DOWN, RIGHT, UP, FadeIn, LaggedStart, VGroup, Write
 
 from scenes.clips.score_grid_parts import (AREA, FULL_SCALE, MIN_SCALE, WIDTH, axis_names, first_cell,
-                                           first_scaled, grid_decimals, lit_from, make_scaled,
-                                           projection_block, role_grid, shape_rule, variance_table)
+                                           first_scaled, lit_from, make_scaled, projection_block, role_grid,
+                                           shape_rule, variance_table)
 from scenes.clips.score_grid_words import (GIVEN_FIRST, GIVEN_MORE, GIVEN_SAYS, SAYS, SQUARE, direct_says,
                                            projection_says, row_caption, scaled_says, scaling_says,
                                            scores_says, w_page)
-from scenes.compute import provenance, scores as compute
+from scenes.compute import scores as compute
 from scenes.kit import derive, style
 from scenes.kit.anim import Appear
 from scenes.kit.base import ClipScene
-from scenes.kit.inputs import InputError, integer, matrix, tokens
+from scenes.kit.inputs import LIMIT, InputError, integer, matrix, tokens
 from scenes.kit.clip import Clip, Option
 from scenes.kit.blocks import grouped_bars, heat_legend, over_columns, place_bars
 from scenes.kit.boards import (alone, corner, falk, fill, in_row, labelled, picked, show_product, splits,
@@ -23,6 +22,7 @@ from scenes.kit.derive import Band
 from scenes.kit.layout import retitle
 from scenes.kit.options import abbreviations, beside_or_apart, needs, optional, variants
 from scenes.kit.page import Area, Page, phrase, plan, said, turn
+from scenes.kit.style import decimals_cut_by_digits
 
 ROLES = (("q", "wq", "Q", "W_Q", style.QUERY), ("k", "wk", "K", "W_K", style.KEY),
          ("v", "wv", "V", "W_V", style.VALUE))
@@ -47,9 +47,9 @@ def rules(raw: dict) -> dict:
                 raise InputError(name, raw[name], f"needs {x.shape[1]} rows, the width D_in of --x")
         if wq.shape[1] != wk.shape[1]:
             raise InputError("wk", raw["wk"], "must have as many columns as --wq (d_k)")
-        q, k, v = x @ wq, x @ wk, x @ wv
+        q, k, v = (compute.project(x, w) for w in (wq, wk, wv))
         for name, out in (("wq", q), ("wk", k), ("wv", v)):
-            if np.abs(out).max() > 100:
+            if compute.beyond(out, LIMIT):
                 raise InputError(name, raw[name], f"X W_{name[1].upper()} = {name[1].upper()} has "
                                                   "entries outside [-100, 100]: use smaller X or W")
     if q.shape[1] != k.shape[1]:
@@ -94,8 +94,7 @@ class ScoreGrid(ClipScene):
         return r
 
     def provenance(self):
-        r = self.result
-        return provenance.attention(len(r.q), len(r.k), r.d_k, 0, np.zeros((len(r.q), len(r.k)), bool))
+        return compute.provenance(self.result)
 
     def construct(self):
         self.projections()
@@ -157,7 +156,7 @@ class ScoreGrid(ClipScene):
     def score_heat(self, name, values, low_high):
         """The grid (column labels set by each layout: whole or abbreviated), its legend and the
         two sets of column labels."""
-        decimals = grid_decimals(values)
+        decimals = decimals_cut_by_digits(values)
         grid = labelled(self.book, name, values, decimals, heat="scores", row_labels=self.q_names,
                           row_color=style.QUERY)
         bar = heat_legend(self.book, f"{name}_legend", *low_high, decimals)
@@ -250,8 +249,8 @@ class ScoreGrid(ClipScene):
         name = self.q_names[r.query]
         peaks = book.fmt("peak_raw", r.peak_raw), book.fmt("peak_scaled", r.peak_scaled)
         i = r.query
-        rows = [("row.scores", r.scores[i], grid_decimals(r.scores), "q·k", style.TEXT),
-                ("row.scaled", r.scaled[i], grid_decimals(r.scaled), "q·k/√dₖ", style.TEXT),
+        rows = [("row.scores", r.scores[i], decimals_cut_by_digits(r.scores), "q·k", style.TEXT),
+                ("row.scaled", r.scaled[i], decimals_cut_by_digits(r.scaled), "q·k/√dₖ", style.TEXT),
                 ("weights_raw", r.weights_raw, 4, "softmax(q·k)", style.MUTED),
                 ("weights_scaled", r.weights_scaled, 4, "softmax(q·k/√dₖ)", style.ACCENT)]
         grids = [labelled(book, n, vals[None, :], d, row_labels=[lab], row_color=c,

@@ -3,7 +3,6 @@ W above its product), the variance table and the numbers made in front of the vi
 scenes/kit/page.py; legends and bars: scenes/kit/blocks.py). Numbers only through the NumberBook."""
 from __future__ import annotations
 
-import numpy as np
 from manim import DOWN, RIGHT, UP, Mobject, VGroup
 
 from scenes.kit import boards, derive, expressions as ex, style
@@ -14,21 +13,12 @@ from scenes.kit.expressions import Derivation, Term
 from scenes.kit.grids import MatrixGrid
 from scenes.kit.numbers import NumberBook, Shown
 from scenes.kit.page import Area
+from scenes.kit.style import decimals_cut_by_digits
 
 MIN_SCALE = 0.6      # keeps every number above the contract's least height
 FULL_SCALE = 0.8     # below this, long column labels are abbreviated (the rows keep them whole)
-SHORT = 7            # a grid's numbers aim at this many characters (fewer decimals when large)
 WIDTH = 13.2         # the width a drawing may take
 AREA = Area(WIDTH)
-
-
-def grid_decimals(values) -> int:
-    """The book's exact decimals (0.43 stays 0.43), fewer for large magnitudes: a grid of
-    values up to 80000 is drawn as whole numbers, not as ten-character strings."""
-    arr = np.asarray(values, float)
-    top = float(np.max(np.abs(arr))) if arr.size else 0.0
-    digits = len(str(int(top))) if top >= 1 else 1
-    return min(style.decimals_for(arr), max(0, SHORT - 2 - digits))
 
 
 def axis_names(book: NumberBook, tokens: list[str] | None, prefix: str, count: int) -> list[Shown]:
@@ -40,7 +30,7 @@ def axis_names(book: NumberBook, tokens: list[str] | None, prefix: str, count: i
 
 def role_grid(book: NumberBook, name: str, values, color: str, tex: str, side=DOWN, **kw) -> VGroup:
     """A grid drawn in its role's colour with 'name [shape]' beside it, at the grid's decimals."""
-    return boards.named_grid(book, name, values, grid_decimals(values), color, tex, side, **kw)
+    return boards.named_grid(book, name, values, decimals_cut_by_digits(values), color, tex, side, **kw)
 
 
 def variance_table(book: NumberBook, v, own: int) -> VGroup:
@@ -74,7 +64,7 @@ def projection_block(book: NumberBook, values, w, name, w_name, color) -> VGroup
 def first_cell(book: NumberBook, r, grid: MatrixGrid) -> Derivation:
     """S₀₀ = Σ_r q₀ᵣ·k₀ᵣ: the products of Q's and K's first rows (each at the precision the grid
     rule gives that number alone; Q and K are not on this page) into the grid's first cell."""
-    q, k = ([Term(f"{n}[0][{c}]", float(a[0, c]), grid_decimals([[a[0, c]]])) for c in range(r.d_k)]
+    q, k = ([Term(f"{n}[0][{c}]", float(a[0, c]), decimals_cut_by_digits([[a[0, c]]])) for c in range(r.d_k)]
             for n, a in (("q", r.q), ("k", r.k)))
     return ex.dot(grid, (0, 0), ex.cell(book, grid, 0, 0), list(zip(q, k)), ex.room_for(grid))
 
@@ -82,7 +72,7 @@ def first_cell(book: NumberBook, r, grid: MatrixGrid) -> Derivation:
 def first_scaled(book: NumberBook, r, grid: MatrixGrid, root: Mobject) -> Derivation:
     """The first scaled score = S₀₀ / √dₖ: the score at the precision its value alone takes (QKᵀ is not
     on this page), √dₖ a constant coming from the line that gives it."""
-    score = Term("scores[0][0]", float(r.scores[0, 0]), grid_decimals([[r.scores[0, 0]]]))
+    score = Term("scores[0][0]", float(r.scores[0, 0]), decimals_cut_by_digits([[r.scores[0, 0]]]))
     return ex.divide(grid, (0, 0), ex.cell(book, grid, 0, 0), score,
                      Term("scale", float(r.scale), 4, at=root, source=False))
 

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from typing import Sequence
 
-import numpy as np
-
-from scenes.clips.score_grid_parts import grid_decimals
 from scenes.kit.numbers import NumberBook, Shown
 from scenes.kit.page import Said, join, named, phrase, said
+from scenes.kit.style import decimals_cut_by_digits
 
 SAYS = {"Q": "Q = X W_Q：查询，当前位置怎样查找相关信息。", "K": "K = X W_K：键，决定位置 j 在什么查询下得到高分。",
         "V": "V = X W_V：值，承载要汇总的特征。"}
@@ -32,7 +30,7 @@ def row_case(r, peaks) -> str:
         return "one_key"
     if r.d_k == 1:
         return "dk_one"
-    if np.ptp(r.scores[r.query]) == 0:
+    if r.query_flat:
         return "flat"
     return "peaks_equal" if str(peaks[0]) == str(peaks[1]) else "sharper"
 
@@ -95,16 +93,16 @@ def direct_says(book: NumberBook, r, names: Sequence[str], first: bool) -> tuple
 
 def scores_says(book: NumberBook, r, query: Shown, key: Shown) -> tuple:
     """Step 2: the loop QK^T replaces, what one cell is, the first one made, the grid's axes and its range."""
-    low, high = (book.fmt(f"scores_legend.{end}", v, grid_decimals(r.scores))
+    low, high = (book.fmt(f"scores_legend.{end}", v, decimals_cut_by_digits(r.scores))
                  for end, v in zip(("low", "high"), r.scores_range))
     dot = phrase(NARRATION["scores.dot.one"] if r.d_k == 1 else NARRATION["scores.dot"],
                  book.index("d_k", r.d_k))
     rows, cols = sizes(book, "scores", r.scores)
     grid = (phrase(NARRATION["scores.grid.flat"], rows=rows, cols=cols, score=low)
-            if r.scores_range[0] == r.scores_range[1] else
+            if r.scores_flat else
             phrase(NARRATION["scores.grid"], rows=rows, cols=cols, low=low, high=high))
     first = phrase(NARRATION["scores.first"], query=query, key=key,
-                   score=book.fmt("scores[0][0]", r.scores[0, 0], grid_decimals(r.scores)))
+                   score=book.fmt("scores[0][0]", r.scores[0, 0], decimals_cut_by_digits(r.scores)))
     return join(phrase(NARRATION["scores.loop"]), dot, first, grid)
 
 

@@ -1,9 +1,9 @@
 """4.1 先把加权平均写清楚: scores, softmax and the weighted sum of the inputs."""
+from typing import Any
 
-import numpy as np
 from manim import DOWN, RIGHT, Create, FadeIn, Mobject, NumberPlane, VGroup, Write
 
-from scenes.clips.weighted_average_parts import (divide_table, first_mix, first_score, first_weight, places,
+from scenes.clips.weighted_average_parts import (divide_table, first_mix, first_score, first_weight,
                                                 softmax_board, softmax_table, spoken)
 from scenes.clips.weighted_average_words import DIVIDE_CAPTIONS, FAILS, NARRATION, mix_caption
 from scenes.compute import average as compute
@@ -19,6 +19,7 @@ from scenes.kit.plane import arrow
 from scenes.kit.numbers import Shown
 from scenes.kit.inputs import integer, matrix, tokens
 from scenes.kit.clip import Clip, Option
+from scenes.kit.style import decimals_cut_to_width
 
 NAME_FITS = 1.1       # a name wider than this is tagged x_j on arrows and column heads
 HEAD_SIZE = 34
@@ -95,7 +96,7 @@ class WeightedAverage(ClipScene):
         """A column head: a short formula."""
         return self.book.math(tex, size=HEAD_SIZE)
 
-    def grid(self, name: str, values: np.ndarray, decimals: int, rows: list, colors: list | None = None,
+    def grid(self, name: str, values: Any, decimals: int, rows: list, colors: list | None = None,
              **options) -> MatrixGrid:
         """A grid with its rows named, each name in its colour (by default the query's in blue)."""
         grid = MatrixGrid(self.book, name, values, decimals, row_labels=rows, **options)
@@ -106,7 +107,7 @@ class WeightedAverage(ClipScene):
     def place(self, table: Mobject) -> NumberPlane | None:
         """Place the table: alone, or with two components right of the plane (returned, not drawn)."""
         r = self.result
-        return boards.beside_plane(table, np.vstack([r.x, r.output[None, :]]) if self.planar() else None)
+        return boards.beside_plane(table, r.plane_points if self.planar() else None)
 
     def planar(self) -> bool:
         return self.result.x.shape[1] == 2
@@ -123,7 +124,7 @@ class WeightedAverage(ClipScene):
             self.step("{rows}个输入向量是矩阵 X 的行，每个有{cols}个分量（不画平面）；查询取 {query}。", **slots)
         speak(self, NARRATION["inputs.plane" if self.planar() else "inputs.table"], **slots)
         colors = [style.QUERY if j == r.query else style.VALUE for j in range(n_rows)]
-        grid = self.grid("x", r.x, places(r.x), [named(j) for j in range(n_rows)], colors)
+        grid = self.grid("x", r.x, decimals_cut_to_width(r.x), [named(j) for j in range(n_rows)], colors)
         plane = self.place(grid)
         self.play(*([Create(plane)] if plane is not None else []), Appear(grid))
         if plane is None:
@@ -136,14 +137,14 @@ class WeightedAverage(ClipScene):
         r, book = self.result, self.book
         query = self.short(r.query)
         self.step("查询 {} 与每个向量逐分量相乘再相加，得到点积分数。", query)
-        q = r.query
-        own = book.fmt(f"scores[{q}][0]", r.scores[q], places(r.scores))     # the query's score with itself
+        q, ds = r.query, decimals_cut_to_width(r.scores)
+        own = book.fmt(f"scores[{q}][0]", r.scores[q], ds)     # the query's score with itself
         self.clear_stage()
         components = [book.compose("r={}", book.index(f"component[{c}]", c)) for c in range(r.x.shape[1])]
-        products = self.grid("products", r.products, places(r.products),
+        products = self.grid("products", r.products, decimals_cut_to_width(r.products),
                              [self.short(j) for j in range(len(r.x))], col_labels=components)
         head = book.text("逐分量乘积 {}[r] · xⱼ[r]", self.short(r.query), size=style.LABEL_SIZE, color=style.QUERY)
-        scores = MatrixGrid(book, "scores", r.scores[:, None], places(r.scores), col_labels=["分数 s = Σ"],
+        scores = MatrixGrid(book, "scores", r.scores[:, None], ds, col_labels=["分数 s = Σ"],
                             col_color=style.ACCENT)
         made = first_score(book, r, products, scores, products.width + scores.width)
         both = VGroup(VGroup(head, products).arrange(DOWN, buff=0.3), scores).arrange(RIGHT, buff=0.6,
@@ -157,12 +158,12 @@ class WeightedAverage(ClipScene):
     def why_not_divide(self) -> None:
         r, book = self.result, self.book
         self.step(DIVIDE_CAPTIONS[r.case])
-        d = places(r.scores)
+        d = decimals_cut_to_width(r.scores)
         speak(self, NARRATION["divide." + r.case], **({"total": book.fmt("scores_sum[0][0]", r.scores_sum, d)}
                                                       if r.case == "zero" else {}))
         self.clear_stage()
         table = divide_table(book, r, self.names(), self.colors(), self.head)
-        fails = FAILS["flat" if r.case == "works" and np.ptp(r.shifted) == 0 else r.case]
+        fails = FAILS["flat" if r.case == "works" and r.shifted_flat else r.case]
         note = VGroup(*([book.text("此例 s / Σs 非负、和为 {one}，恰好可用；", one=book.const(1), color=style.VALUE,
                                   size=style.LABEL_SIZE)]
                         if r.case == "works" else []),
@@ -176,16 +177,15 @@ class WeightedAverage(ClipScene):
         if r.stable:
             self.step("softmax：先减去最大分数m再取e的次方（权重不变、不会溢出），再除以总和；每项非负、总和为 {one}。",
                       one=book.const(1))
-            shift = book.fmt("shift", r.shift, places(r.scores))
+            shift = book.fmt("shift", r.shift, decimals_cut_to_width(r.scores))
             says, slots = NARRATION["softmax.stable"], {"m": shift}
             formula = book.math(r"\alpha_j = \frac{e^{s_j}}{\sum_k e^{s_k}} = "
                                 r"\frac{e^{s_j - m}}{\sum_k e^{s_k - m}},\quad m = \max_k s_k = @", shift,
                                 size=HEAD_SIZE)
         else:
             self.step("softmax：取 e 的分数次方再除以总和，每项非负、总和为 {one}。", one=book.const(1))
-            top = int(np.argmax(r.weights))
             says = NARRATION["softmax.equal" if r.equal else "softmax.plain"]
-            slots = {"weight": book.fmt(f"weights[{top}][0]", r.weights[top], 4)}
+            slots = {"weight": book.fmt(f"weights[{r.heaviest}][0]", r.weights[r.heaviest], 4)}
             formula = book.math(r"\alpha_j = \frac{e^{s_j}}{\sum_k e^{s_k}}", size=36)
         self.clear_stage()
         table = softmax_table(book, r, self.names(), self.colors(), self.head)
@@ -210,7 +210,7 @@ class WeightedAverage(ClipScene):
     def mix(self) -> None:
         r, book = self.result, self.book
         z = book.compose("z{}", book.index("query", r.query))
-        d = places(np.concatenate([r.parts.ravel(), r.output]))
+        d = decimals_cut_to_width(r.parts, r.output)
         n = self.count("rows", len(r.x))
         pick = self.short(r.picked) if r.picked is not None else None
         case, caption, slots = mix_caption(book, r, z, pick, n, d)
@@ -249,7 +249,7 @@ class WeightedAverage(ClipScene):
         speak(self, NARRATION["matrix"] + NARRATION["matrix.cols_one" if r.cols_sums_one else "matrix.cols"],
               rows=size, dim_last=last, dim_rows=rows_axis)
         self.clear_stage()
-        n, dg = len(r.x), places(r.gram)
+        n, dg = len(r.x), decimals_cut_to_width(r.gram)
         heads = boards.names_fit_over(self.name_width, r.gram, dg)
         rows = self.name if heads else self.short if self.long else self.keyed
         cols = self.name if heads else self.tag

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-import numpy as np
 from manim import DOWN, RIGHT, Mobject, VGroup
 
 from scenes.kit import boards, expressions as ex, style
@@ -20,55 +19,40 @@ from scenes.kit.grids import MatrixGrid
 from scenes.kit.layout import content_height, content_width
 from scenes.kit.numbers import NumberBook, Shown
 from scenes.kit.page import Area
+from scenes.kit.style import decimals_cut_to_width
 
-DECIMAL_STEPS = (0, 1, 2, 4)
 FULL_SCALE = 0.7      # step 6 shows every softmax number while its grids fit at this scale
 COMPACT_SCALE = 0.62  # else the weights in colour only, cells as wide as keep the scores at this scale
 HEAT_W, HEAT_MIN = 0.3, 0.12   # a weights cell drawn in colour only
 STACK_ROOM = 0.15     # step 6 keeps this far from the title and caption bands
 
 
-def places(values: Any, widest: int = 7) -> int:
-    """Decimals for a grid: the fewest that show every value exactly (0, 1, 2 or else 4),
-    cut while the widest drawn value is longer than `widest` characters (five decimals cut to none).
-    Where some value is longer at every cut (a tiny one in the scientific form), the cells are that
-    wide anyway: the most decimals that fit in them."""
-    arr = np.asarray(values, float).ravel()
-    arr = arr[np.isfinite(arr)]
-    first = style.decimals_for(arr)
-    if not arr.size:
-        return first
-    options = [d for d in DECIMAL_STEPS if d <= first][::-1]
-    longest = {d: max(len(style.format_number(float(v), d)) for v in arr) for d in options}
-    limit = max(widest, min(longest.values()))
-    return next(d for d in options if longest[d] <= limit)
-
-
 def divide_table(book: NumberBook, r: Any, names: Sequence, colors: Sequence[str], head: Any) -> Columns:
     """Step 3's table: s_j and Σ, s / Σs where Σ is not zero (negative shares in red), and where it
     works, the counter-example s − mean(s)."""
-    d = places(r.scores)
+    d = decimals_cut_to_width(r.scores)
     columns, sums = [("scores", r.scores, d, head(r"s_j"), None)], [("scores_sum", r.scores_sum, d)]
     if r.ratios is not None:
-        columns.append(("ratios", r.ratios, places(r.ratios), head(r"s_j \,/ \textstyle\sum_k s_k"), None))
-        sums.append(("ratios_sum", r.ratios_sum, places(r.ratios)))
+        d = decimals_cut_to_width(r.ratios)
+        columns.append(("ratios", r.ratios, d, head(r"s_j \,/ \textstyle\sum_k s_k"), None))
+        sums.append(("ratios_sum", r.ratios_sum, d))
     if r.case == "works":
-        columns.append(("shifted", r.shifted, places(r.shifted), head(r"s_j - \mathrm{mean}(s)"), None))
+        d = decimals_cut_to_width(r.shifted)
+        columns.append(("shifted", r.shifted, d, head(r"s_j - \mathrm{mean}(s)"), None))
         sums.append(("shifted_sum", r.shifted_sum, 0))
     table = Columns(book, columns, names, colors, sums, sigma(book))
-    for j, v in enumerate(r.ratios if r.ratios is not None else ()):
-        if v < 0:
-            table.grids[1].entry(j, 0).set_color(style.MASK)
+    for j in r.negative:
+        table.grids[1].entry(j, 0).set_color(style.MASK)
     return table
 
 
 def softmax_table(book: NumberBook, r: Any, names: Sequence, colors: Sequence[str], head: Any) -> Columns:
     """Step 4's table: s_j (and s_j − m), e^s with its sum, the weights with theirs."""
     exp_name = "exps_shifted" if r.stable else "exps"
-    columns = [("scores", r.scores, places(r.scores), head(r"s_j"), None)]
+    columns = [("scores", r.scores, decimals_cut_to_width(r.scores), head(r"s_j"), None)]
     if r.stable:
-        shifted = r.scores - r.shift
-        columns.append(("scores_shifted", shifted, places(shifted), head(r"s_j - m"), None))
+        d = decimals_cut_to_width(r.scores_shifted)
+        columns.append(("scores_shifted", r.scores_shifted, d, head(r"s_j - m"), None))
     columns += [(exp_name, r.exps, 4, head(r"e^{s_j - m}" if r.stable else r"e^{s_j}"), None),
                 ("weights", r.weights, 4, head(r"\alpha_j"), "weights")]
     sums = [None] * (len(columns) - 2) + [(f"{exp_name}_sum", r.exps_sum, 4),
@@ -82,7 +66,7 @@ def sigma(book: NumberBook) -> Mobject:
 
 
 def softmax_board(book: NumberBook, gram: MatrixGrid, tags: Sequence[Mobject], sums: Sequence[MatrixGrid],
-                  weights: Sequence[np.ndarray]) -> Mobject:
+                  weights: Sequence[Any]) -> Mobject:
     """Step 6's board, placed: X Xᵀ, the two softmaxes and their row sums (each under its tag),
     in a row while every number reads at FULL_SCALE; else X Xᵀ above the two softmaxes; else in
     a row with the softmaxes in colour only (cells as wide as keep COMPACT_SCALE), their row sums
@@ -93,7 +77,7 @@ def softmax_board(book: NumberBook, gram: MatrixGrid, tags: Sequence[Mobject], s
 
     sums_w = sum(style.CELL_PAD + col.box_group.width for col in sums)
     room = content_width() / COMPACT_SCALE - gram.width - sums_w - 1.0     # for the two softmaxes' cells
-    colours = [colour_grid(w, float(np.clip(room / (2 * len(w)), HEAT_MIN, HEAT_W))) for w in weights]
+    colours = [colour_grid(w, float(min(max(room / (2 * len(w)), HEAT_MIN), HEAT_W))) for w in weights]
 
     def grids() -> list[MatrixGrid]:
         return [MatrixGrid(book, name, w, 4, heat="weights")
@@ -111,7 +95,7 @@ def spoken(book: NumberBook, t: Term) -> Shown:
 
 def alone(label: str, value: float, at: Mobject) -> Term:
     """A number whose grid is not on this board: at the precision its value alone takes, coming from `at`."""
-    return Term(label, float(value), places([value]), at=at)
+    return Term(label, float(value), decimals_cut_to_width([value]), at=at)
 
 
 def first_score(book: NumberBook, r: Any, products: MatrixGrid, scores: MatrixGrid,
@@ -138,6 +122,5 @@ def first_mix(book: NumberBook, r: Any, parts: MatrixGrid, total: MatrixGrid, wi
               alone(f"x[{j}][0]", r.x[j, 0], parts.row_labels[j])) for j in range(len(r.x))]
     made = ex.weighted(total, (0, 0), ex.cell(book, total, 0, 0), pairs, width)
     if made.shorter:
-        heavy = sorted(range(len(pairs)), key=lambda j: -r.weights[j])
-        made = ex.weighted(total, (0, 0), made.result, [pairs[j] for j in heavy], width)
+        made = ex.weighted(total, (0, 0), made.result, [pairs[j] for j in r.by_weight], width)
     return made

@@ -48,18 +48,24 @@ class Lesson:
     case: str                # divide_case(scores, scores_sum)
     ratios: np.ndarray | None  # s / sum(s), None when the sum is 0
     ratios_sum: float | None
+    negative: tuple[int, ...]  # the j whose s_j / sum(s) is below 0 (none when the sum is 0)
     shifted: np.ndarray      # s - mean(s): the counter-example, with an exact zero sum
     shifted_sum: int         # 0, summed exactly (fractions)
+    shifted_flat: bool       # every s_j - mean(s) the same (all zero): the scores are all equal
     stable: bool             # e^s would overflow or be unreadable: show e^(s - m), m = max s
     shift: float             # m (0 when not stable)
+    scores_shifted: np.ndarray  # s - m
     exps: np.ndarray         # e^(s - shift)
     exps_sum: float
     weights: np.ndarray      # softmax(scores)
     weights_sum: float
+    heaviest: int            # the index of the largest weight (the first, on ties)
+    by_weight: tuple[int, ...]  # the indices, heaviest weight first (ties in index order)
     picked: int | None       # the input a weight drawn as 1.0000 picks, else None
     equal: bool              # every weight the same: z is the plain mean
     parts: np.ndarray        # [T, D] weights_j x_j
     output: np.ndarray       # [D] z = sum_j weights_j x_j
+    plane_points: np.ndarray  # [T + 1, D] the rows of x, then z: what a plane must hold
     gram: np.ndarray         # X X^T
     rows: np.ndarray         # softmax(gram, dim=-1)
     cols: np.ndarray         # softmax(gram, dim=-2)
@@ -82,18 +88,23 @@ def lesson(x, query: int) -> Lesson:
     exps = np.exp(scores - shift)
     weights = softmax(scores)
     top = int(np.argmax(weights))
+    shifted = np.array([float(s) for s in shifted_exact])
+    output = weights @ x
     gram = x @ x.T
     rows, cols = softmax(gram, -1), softmax(gram, -2)
     cols_sums = cols.sum(-1)
     return Lesson(
         x=x, query=int(query), products=x * x[query], scores=scores, scores_sum=total, case=case,
         ratios=ratios, ratios_sum=None if ratios is None else math.fsum(ratios),
-        shifted=np.array([float(s) for s in shifted_exact]), shifted_sum=int(sum(shifted_exact)),
-        stable=stable, shift=shift, exps=exps, exps_sum=math.fsum(exps),
+        negative=() if ratios is None else tuple(int(j) for j in np.flatnonzero(ratios < 0)),
+        shifted=shifted, shifted_sum=int(sum(shifted_exact)), shifted_flat=bool(np.ptp(shifted) == 0),
+        stable=stable, shift=shift, scores_shifted=scores - shift, exps=exps, exps_sum=math.fsum(exps),
         weights=weights, weights_sum=math.fsum(weights),
+        heaviest=top, by_weight=tuple(sorted(range(len(weights)), key=lambda j: -weights[j])),
         picked=top if weights[top] > 1 - SHOWN_ONE else None,
         equal=bool(np.ptp(weights) == 0),
-        parts=weights[:, None] * x, output=weights @ x, gram=gram, rows=rows, cols=cols,
+        parts=weights[:, None] * x, output=output, plane_points=np.vstack([x, output[None, :]]),
+        gram=gram, rows=rows, cols=cols,
         rows_sums=rows.sum(-1), cols_sums=cols_sums,
         cols_sums_one=bool(np.all(np.abs(cols_sums - 1) < SHOWN_ONE)))
 

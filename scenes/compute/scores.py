@@ -5,6 +5,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from scenes.compute import provenance as sources
+
 
 def dot_scores(q, k):
     """scores[i, j] = q_i . k_j  (a [T_q, T_k] grid)."""
@@ -34,6 +36,11 @@ def weighted_sum(weights, values):
 def project(x, w):
     """X W: [T, D_in] . [D_in, d] -> [T, d]."""
     return np.asarray(x, float) @ np.asarray(w, float)
+
+
+def beyond(values, limit: float) -> bool:
+    """Whether some entry lies outside [-limit, limit]."""
+    return bool(np.abs(np.asarray(values, float)).max() > limit)
 
 
 @dataclass(frozen=True)
@@ -114,9 +121,11 @@ class ScoreGrid:
     scaled: np.ndarray       # scores / sqrt(d_k)
     scores_range: tuple      # (min, max) of scores, for the heat legend
     scaled_range: tuple
+    scores_flat: bool        # every score the same: the grid is one colour
     variance: ScoreVariance  # sampled with the clip's own d_k among the widths
     own: int                 # index of d_k in variance.d_ks
     query: int               # the row compared with and without scaling
+    query_flat: bool         # every score of that row the same: both softmaxes are uniform
     weights_raw: np.ndarray  # softmax(scores[query])
     weights_scaled: np.ndarray  # softmax(scaled[query])
     peak_raw: float          # the largest weight of each
@@ -147,5 +156,11 @@ def score_grid(q=None, k=None, v=None, x=None, wq=None, wk=None, wv=None, seed=0
     raw, soft = softmax(scores[query]), softmax(scaled[query])
     return ScoreGrid(x, wq, wk, wv, q, k, v, int(d_k), float(np.sqrt(d_k)), scores, scaled,
                      (float(scores.min()), float(scores.max())),
-                     (float(scaled.min()), float(scaled.max())), variance, widths.index(d_k),
-                     int(query), raw, soft, float(raw.max()), float(soft.max()))
+                     (float(scaled.min()), float(scaled.max())), bool(np.ptp(scores) == 0),
+                     variance, widths.index(d_k), int(query), bool(np.ptp(scores[query]) == 0),
+                     raw, soft, float(raw.max()), float(soft.max()))
+
+
+def provenance(r: ScoreGrid) -> dict[str, sources.Source]:
+    """Where each label the clip draws comes from: the lab's steps with no key hidden."""
+    return sources.attention(len(r.q), len(r.k), r.d_k, 0, np.zeros((len(r.q), len(r.k)), bool))

@@ -115,6 +115,38 @@ def decimals_for(values: object, choices: tuple[int, ...] = (0, 1, 2, 4)) -> int
     return choices[-1]
 
 
+# Two precisions for a grid: the book's exact decimals (decimals_for), cut where its numbers grow long.
+DECIMAL_STEPS = (0, 1, 2, 4)   # the precisions a grid's decimals are chosen from
+GRID_CHARS = 7                 # a grid's numbers aim at this many characters
+
+
+def decimals_cut_to_width(*values: object, widest: int = GRID_CHARS) -> int:
+    """One precision for all `values`: the fewest decimals that show every value exactly (0, 1, 2
+    or else 4), cut while the widest drawn value is longer than `widest` characters (five decimals
+    cut to none). Where some value is longer at every cut (a tiny one in the scientific form), the
+    cells are that wide anyway: the most decimals that fit in them."""
+    import numpy as np
+    arr = np.concatenate([np.asarray(v, float).ravel() for v in values])
+    arr = arr[np.isfinite(arr)]
+    first = decimals_for(arr)
+    if not arr.size:
+        return first
+    options = [d for d in DECIMAL_STEPS if d <= first][::-1]
+    longest = {d: max(len(format_number(float(v), d)) for v in arr) for d in options}
+    limit = max(widest, min(longest.values()))
+    return next(d for d in options if longest[d] <= limit)
+
+
+def decimals_cut_by_digits(values: object, short: int = GRID_CHARS) -> int:
+    """The book's exact decimals (0.43 stays 0.43), fewer as the largest magnitude has more whole
+    digits: a grid of values up to 80000 is drawn as whole numbers, not as ten-character strings."""
+    import numpy as np
+    arr = np.asarray(values, float)
+    top = float(np.max(np.abs(arr))) if arr.size else 0.0
+    digits = len(str(int(top))) if top >= 1 else 1
+    return min(decimals_for(arr), max(0, short - 2 - digits))
+
+
 def reading_seconds(caption: str, new_numbers: int, pace: str = "normal") -> float:
     """How long a viewer needs for a step: its caption and the numbers it introduces."""
     cjk = sum(1 for c in caption if "\u3000" <= c <= "\u9fff" or "\uff00" <= c <= "\uffef")

@@ -66,7 +66,7 @@ class CausalMask(ClipScene):
 
     def provenance(self) -> dict:
         s = self.result.steps
-        return provenance.attention(len(s.q), len(s.k), s.q.shape[1], s.v.shape[1], s.mask != 0)
+        return provenance.attention(len(s.q), len(s.k), s.q.shape[1], s.v.shape[1], s.hidden)
 
     def compute(self) -> compute.CausalLesson:
         i = self.inputs
@@ -114,7 +114,7 @@ class CausalMask(ClipScene):
         book = self.book
         m = grid(book, f"mask{suffix}", steps.mask, 0, row_labels=self.query_names, row_color=style.QUERY,
                  col_labels=self.key_names, col_color=style.KEY, header=head, header_color=style.MASK)
-        a = grid(book, f"weights{suffix}", steps.weights, hidden=steps.mask != 0, heat="weights",
+        a = grid(book, f"weights{suffix}", steps.weights, hidden=steps.hidden, heat="weights",
                  col_labels=self.key_names, col_color=style.KEY, header="A = softmax(S + M)")
         sums = column(book, f"row_sums{suffix}", steps.row_sums, col_labels=["行和"], col_color=style.ACCENT)
         weights, link = row_of([a, sums], buff=0.15), arrow(book)
@@ -145,15 +145,14 @@ class CausalMask(ClipScene):
 
     def other_route(self):
         r, book, post = self.result, self.book, self.result.post
-        hidden = r.steps.mask != 0
-        probs, sums, zeroed, renorm = route_grids(book, post, hidden, self.inputs["causal"], self.query_names,
-                                                  self.key_names)
-        if not hidden.any():        # nothing to zero: the two routes are one
+        probs, sums, zeroed, renorm = route_grids(book, post, r.steps, self.inputs["causal"],
+                                                  self.query_names, self.key_names)
+        if not r.steps.hides_any:        # nothing to zero: the two routes are one
             page = row_of([probs, sums], buff=0.15)
             say = said("route.none" if self.inputs["causal"] else "route.none.open")
             only = Page(phrase(ROUTE_NONE[self.inputs["causal"]]), page, [[Appear(page)]], [say])
             return turn(self, [only], AREA)
-        (cut, shrink), (route, tail) = shrink_words(book, post, hidden), route_words(book, r)
+        (cut, shrink), (route, tail) = shrink_words(book, r.shrink_case), route_words(book, r)
         intro = [said("route.intro"), said(shrink)]
         note, link, right = route_note(book, r), arrow(book), row_of([zeroed, sums], buff=0.15)
         top = linked(probs, link, right, RowNames(book, zeroed, self.query_names, style.QUERY), gap=1.0)
@@ -195,10 +194,9 @@ class CausalMask(ClipScene):
         delta = book.text("只改第 {row} 行：K、V 各加 {delta}", row=changed, delta=by, size=style.LABEL_SIZE,
                           color=style.ACCENT)
         n = range(len(self.queries))
-        same = [[r.verdict_on[i] == "same", r.verdict_off[i] == "same"] for i in n]
         shifts = grid(book, [[f"shift_causal[{i}]", f"shift_open[{i}]"] for i in n],
                       [[a, b] for a, b in zip(ch.shift, r.check_off.shift)],
-                      hidden=same, hidden_mark="unchanged",
+                      hidden=r.unchanged, hidden_mark="unchanged",
                       hidden_color=style.VALUE, row_labels=self.query_names, row_color=style.QUERY,
                       col_labels=["有掩码", "无掩码"], header="各输出的最大变化 max|Δz|").frame_row(t, style.TRACK)
         outputs = [ch.before[t], ch.after[t], r.check_off.before[t], r.check_off.after[t]]
@@ -229,9 +227,8 @@ class CausalMask(ClipScene):
         book, c, d = self.book, self.result.cache, self.inputs["diagonal"]
         n_c, first = book.index("cached", c.cached), book.index("cache_visible[0]", c.visible[0])
         self.step(CACHE[self.inputs["causal"]], cached=n_c, seen=first)
-        full = not ((c.allowed == 0).any() or (c.fresh == 0).any())
-        view = said("cache.full" if full else f"cache.diag{d}", allowed=book.index("allowed_legend", 1),
-                    cached=n_c, seen=first)
+        view = said(f"cache.diag{d}" if c.hides_any else "cache.full",
+                    allowed=book.index("allowed_legend", 1), cached=n_c, seen=first)
         for template, slots, named in [view] if self.inputs["causal"] else [said("cache.open"), view]:
             self.narrate(template, *slots, **named)
         self.clear_stage()

@@ -1,21 +1,13 @@
 """The causality check of the causal-mask clip: what it finds for the tracked query (the
 sentences), the note beside the outputs, and K′ and V′ with the changed row framed. Functions
 of the scene (its result, book and names), chosen by the data."""
-import numpy as np
 from manim import VGroup
 
 from scenes.clips.causal_mask_parts import input_grid, said
 from scenes.clips.causal_mask_words import FLAT
-from scenes.compute import masking as compute
 from scenes.kit import style
 from scenes.kit.blocks import row_of, stack
 from scenes.kit.marked import line, stand_ins
-
-
-def sees_last(scene) -> bool:
-    """Whether the tracked query may see the changed (last) key with the mask on."""
-    i, t = scene.inputs, scene.result.track
-    return bool(compute.causal_mask(len(i["q"]), len(i["k"]), i["diagonal"], i["cached"])[t, -1] == 0)
 
 
 def check_say(scene, changed) -> list[tuple]:
@@ -25,7 +17,7 @@ def check_say(scene, changed) -> list[tuple]:
 
     def shift(name, value):          # a moved output's shift, drawn with four decimals
         return book.fmt(f"shift_{name}[{t}]", value)
-    hidden = on == "same" and not sees_last(scene)
+    hidden = on == "same" and not r.sees_changed
     if on == "nan":
         found = said("on.nan", scene.qname())
     elif on == "moved":
@@ -43,11 +35,11 @@ def check_note(scene) -> VGroup:
     """Why an output is NaN (no visible key), or why the tracked one did not move although
     it sees the changed row (its weight underflowed to zero)."""
     r, t, book = scene.result, scene.result.track, scene.book
-    lines, lost = [], np.flatnonzero(r.verdict_on == "nan")
-    if len(lost):
+    lines = []
+    if len(r.nan_outputs):
         lines.append(book.text("{} 没有可见的键：有掩码时输出本就是 NaN，无从比较。",
-                               scene.queries[lost[0]], size=style.LABEL_SIZE, color=style.MASK))
-    flat = [r.verdict_on[t] == "same" and sees_last(scene), r.verdict_off[t] == "same"]
+                               scene.queries[r.nan_outputs[0]], size=style.LABEL_SIZE, color=style.MASK))
+    flat = [r.verdict_on[t] == "same" and r.sees_changed, r.verdict_off[t] == "same"]
     if any(flat):
         where = "both" if all(flat) else "on" if flat[0] else "off"
         lines.append(book.text(FLAT[where],

@@ -5,7 +5,6 @@ may see, then the rest of the column at once; the masked column slides the visib
 and drops −∞ onto the future keys. A row with no visible key says why it is NaN."""
 from __future__ import annotations
 
-import numpy as np
 from manim import RIGHT, VGroup
 
 from scenes.clips.causal_mask_parts import AREA, NARROW, input_grid, said
@@ -40,9 +39,8 @@ def five_blocks(book: NumberBook, r, inputs: dict, qname: Shown, qindex: Shown) 
     seen = book.text("{scale}    可见的键 {visible} / {keys}    {total}", scale=scale,
                      visible=book.index(f"visible[{t}]", s.visible[t]), keys=book.index("keys", len(s.k)),
                      total=total, size=style.LABEL_SIZE, color=style.MUTED)
-    lost = np.isnan(s.weights[t]).any()
     note = (book.label("这一行的键全被遮住：softmax 得到 NaN，输出也是 NaN。",
-                       size=style.LABEL_SIZE, color=style.MASK) if lost else VGroup())
+                       size=style.LABEL_SIZE, color=style.MASK) if r.track_nan else VGroup())
     name, wide = book.compose("z{} = Σ Aⱼ vⱼ", qindex), len(s.output[t]) > NARROW
     out = line(book, f"output[{t}]", s.output[t], decimals=style.decimals_for(s.output[t]),
                row_labels=None if wide else [name], row_color=style.ACCENT,
@@ -52,8 +50,7 @@ def five_blocks(book: NumberBook, r, inputs: dict, qname: Shown, qindex: Shown) 
 
 def first_key(r) -> int:
     """The key the worked example takes: the first the tracked query may see (0 when none)."""
-    seen = np.flatnonzero(r.steps.mask[r.track] == 0)
-    return int(seen[0]) if len(seen) else 0
+    return int(r.track_keys[0]) if len(r.track_keys) else 0
 
 
 def five_say(scene, divisor: Shown | None) -> tuple[list, list]:
@@ -67,13 +64,13 @@ def five_say(scene, divisor: Shown | None) -> tuple[list, list]:
     if inputs["scale"]:
         made.append(said("work.scale", scale=divisor, scaled=book.fmt(f"scaled[{t}][{j}]", s.scaled[t][j])))
     weight = book.fmt(f"weights[{t}][{j}]", s.weights[t][j])
-    if np.isnan(s.weights[t]).any():
+    if r.track_nan:
         return [opening, *made], [said("five.nan", keys)]
     made.append(said("work.one" if s.visible[t] == 1 else "work.weight", name=scene.keys[j], weight=weight))
     out = [said("work.out", out=book.fmt(f"output[{t}][0]", s.output[t][0], style.decimals_for(s.output[t])))]
     if not inputs["causal"]:
         return [opening, *made[:-1], said("five.open", keys), made[-1]], [said("out.all", qindex), *out]
-    if (s.mask[t] != 0).any():
+    if r.track_hides:
         some = said("five.some", keys=keys, visible=book.index(f"visible[{t}]", s.visible[t]))
         return [opening, *made[:-1], some, made[-1]], [said("out.hidden", qindex), *out]
     return [opening, *made[:-1], said("five.none", keys), made[-1]], [said("out.all", qindex), *out]
@@ -86,7 +83,7 @@ class FiveSteps:
         book, r, i = scene.book, scene.result, scene.inputs
         self.scene, self.book, self.r = scene, book, r
         s, t = r.steps, r.track
-        self.hidden = hidden = s.mask[t] != 0
+        self.hidden = hidden = s.hidden[t]
         cols = [("scores", s.scores, None, "q·k"), ("scaled", s.scaled, None, "缩放后" if i["scale"] else "未缩放"),
                 ("masked", s.masked, "scores", "掩码后" if i["causal"] else "无掩码"),
                 ("weights", s.weights, "weights", "权重 A")]
@@ -126,7 +123,7 @@ class FiveSteps:
         if self.divisor is not None:
             made["scaled"] = ex.divide(scaled, (j, 0), cell(book, scaled, j, 0), cell(book, scores, j, 0),
                                        Term("scale", float(s.scale), 4, source=False))
-        visible = np.flatnonzero(~self.hidden)
+        visible = self.r.track_keys
         weight = cell(book, weights, j, 0)
         if len(visible) > 1:
             made["weights"] = ex.softmax(weights, (j, 0), weight, cell(book, masked, j, 0),

@@ -5,7 +5,6 @@ Every number goes through the NumberBook; every colour comes from style.
 """
 from __future__ import annotations
 
-import numpy as np
 from manim import DOWN, LEFT, Mobject, VGroup
 
 from scenes.clips.causal_mask_words import (DIAGONAL, LEGEND, NARRATION, ROUTE_NAN, ROUTE_NOTE,
@@ -36,12 +35,12 @@ def formula(book: NumberBook, scale: bool) -> Mobject:
 
 def cache_grids(book: NumberBook, c, diagonal: int, n_c: Shown, first: Shown) -> tuple:
     """The book's figure: 1 where a query may attend, a fresh triangle and the block after a cache."""
-    fresh = grid(book, "fresh", c.fresh, 0, hidden=c.fresh == 0, heat="weights",
+    fresh = grid(book, "fresh", c.fresh, 0, hidden=c.fresh_hidden, heat="weights",
                  row_labels=[book.index(f"fresh_row[{i}]", i) for i in range(len(c.fresh))],
                  col_labels=[book.index(f"fresh_key[{j}]", j) for j in range(len(c.fresh))],
                  row_color=style.QUERY, col_color=style.KEY,
                  header="无缓存：每行看见对角线及其左边" if diagonal else "无缓存：每行只看见对角线左边")
-    cached = grid(book, "cache_allowed", c.allowed, 0, hidden=c.allowed == 0, heat="weights",
+    cached = grid(book, "cache_allowed", c.allowed, 0, hidden=c.hidden, heat="weights",
                   row_labels=[book.index(f"cache_row[{n}]", p) for n, p in enumerate(c.positions)],
                   col_labels=[book.index(f"cache_key[{j}]", j) for j in range(c.allowed.shape[1])],
                   row_color=style.QUERY, col_color=style.KEY,
@@ -49,17 +48,15 @@ def cache_grids(book: NumberBook, c, diagonal: int, n_c: Shown, first: Shown) ->
     for j in range(c.cached):
         cached.col_labels[j].set_color(style.MUTED)
     cached.frame_row(0, style.TRACK)
-    legend = book.text(LEGEND[bool((c.allowed == 0).any() or (c.fresh == 0).any())],
+    legend = book.text(LEGEND[c.hides_any],
                        book.index("allowed_legend", 1), size=style.LABEL_SIZE, color=style.MUTED)
     return fresh, cached, legend
 
 
 # ---------------------------------------------------------------- words chosen by the data
-def shrink_words(book: NumberBook, post, hidden) -> tuple[Shown, str]:
-    """What zeroing the future does to the row sums, as this input has it (some row is hidden):
-    the words, and the key of the sentence that says it."""
-    shrunk, rows = len(post.shrunk_rows), len(np.flatnonzero(hidden.any(-1)))
-    case = "all" if shrunk == rows else "underflow" if not shrunk else "some"
+def shrink_words(book: NumberBook, case: str) -> tuple[Shown, str]:
+    """What zeroing the future does to the row sums, as this input has it (some row is hidden; case:
+    the lesson's shrink_case): the words, and the key of the sentence that says it."""
     key = "shrink." + ("none" if case == "underflow" else case)
     return book.compose(SHRINK[case], one=book.const(1)), key
 
@@ -89,7 +86,7 @@ def route_words(book: NumberBook, r) -> tuple[Shown, list[tuple]]:
     return words, [part, said("route.why")]
 
 
-def route_grids(book: NumberBook, post, hidden, causal: bool, query_names, key_names) -> tuple:
+def route_grids(book: NumberBook, post, steps, causal: bool, query_names, key_names) -> tuple:
     """The other route's grids: P = softmax(S) and its row sums; P with the future zeroed and each
     row divided by what is left (None when nothing is hidden)."""
     cols = dict(col_labels=key_names, col_color=style.KEY)
@@ -97,11 +94,11 @@ def route_grids(book: NumberBook, post, hidden, causal: bool, query_names, key_n
                  row_color=style.QUERY, header="P = softmax(S)", **cols)
     sums = column(book, "post_row_sums", post.row_sums, col_labels=["剩余和" if causal else "行和"],
                   col_color=style.ACCENT)
-    if not hidden.any():
+    if not steps.hides_any:
         return probs, sums, None, None
-    zeroed = grid(book, "post_zeroed", post.zeroed, hidden=hidden, heat="weights", header="未来置零",
+    zeroed = grid(book, "post_zeroed", post.zeroed, hidden=steps.hidden, heat="weights", header="未来置零",
                   header_color=style.MASK, **cols)
-    renorm = grid(book, "post_renormalised", post.renormalised, hidden=hidden, heat="weights",
+    renorm = grid(book, "post_renormalised", post.renormalised, hidden=steps.hidden, heat="weights",
                   row_labels=query_names, row_color=style.QUERY, header="每行 ÷ 剩余和",
                   header_color=style.VALUE, **cols)
     return probs, sums, zeroed, renorm
@@ -116,7 +113,7 @@ def route_note(book: NumberBook, r) -> VGroup:
                   book.text("剩余和为 {}，相除得到 NaN", book.fmt(f"post_row_sums[{u}]", post.row_sums[u], 0),
                             color=style.MASK),
                   book.label("−∞ 路线先遮住再 softmax，不会下溢", color=style.VALUE)]
-    if (~np.isnan(post.renormalised).all(-1) & ~np.isnan(r.steps.weights).all(-1)).any():
+    if r.compared:
         notes = ROUTE_NOTE_REST if len(post.underflow_rows) else ROUTE_NOTE
         says = notes[compute.route_agreement(r.route_gap)]
         lines += [book.label(says, color=style.VALUE),
@@ -143,7 +140,7 @@ def mask_case(r, causal: bool) -> str:
     """Step 2 as this input has it: no mask, a row left with no key, nothing masked, some masked."""
     if not causal:
         return "open"
-    return "nan" if len(r.nan_rows) else "none" if not (r.steps.mask != 0).any() else "some"
+    return "nan" if len(r.nan_rows) else "some" if r.steps.hides_any else "none"
 
 
 def mask_say(case: str, diagonal: int, triu: Shown | None, slots: dict) -> list[tuple]:

@@ -3,11 +3,9 @@ computed and drawn: 3.1 weights aligned by transposing, 3.2 the wrapper's width,
 parameters of one attention module, and four supplementary exercises on masks and shapes."""
 import re
 
-from manim import VGroup
-
 from scenes.clips import exercises_answers as answers
 from scenes.compute import exercises as compute
-from scenes.kit import derive, quiz, style
+from scenes.kit import quiz, style
 from scenes.kit.anim import Appear
 from scenes.kit.base import ClipScene
 from scenes.kit.inputs import InputError, integer
@@ -158,7 +156,7 @@ class Exercises(ClipScene):
             "{exercise} {intro}Q、K、V 三个投影不带偏置，输出投影 out_proj 带偏置。"
             "这个模块一共有多少个可训练参数？", intro=intro, **sizes)
         rows, made, band = answers.param_rows(book, r)
-        band = derive.room(self, VGroup(*rows, band), made, band, readable=True)
+        band = quiz.room(self, rows, made, band)
         self.answer("3.3", "Q、K、V：三个 D×D 投影，无偏置：{projections} × {weight} = {qkv}。",
                     "先数 Q、K、V：每个都是 D 到 D 的线性投影，权重形状 {square}，有 {weight} 个参数。"
                     "三个投影都不带偏置，合起来是 {projections} 乘 {weight}，等于 {qkv}。"
@@ -276,7 +274,7 @@ class Exercises(ClipScene):
                     "diagonal={new} 连对角线也遮住了。第{row}行原本只能看见它自己，现在它的可见键数是 {visible}，"
                     "整行都是负无穷，普通 softmax 得到 NaN。对照 diagonal={old}：第一行可见 {keep_visible} 个键，"
                     "权重为 {keep_weight}。所以检查掩码时，既要核对形状，也要确认每一行是否还留有允许访问的位置。",
-                    row=book.word("diag.first_empty", hide.first_empty + 1),
+                    row=book.word("diag.first_empty", hide.empty_row_number),
                     visible=book.fmt(f"diag.visible[{hide.first_empty}]", hide.visible[hide.first_empty], 0),
                     keep_visible=book.index("diag.keep_visible", keep.visible[0]),
                     keep_weight=book.fmt("diag.keep_weight", keep.weights[0][0]), **change)

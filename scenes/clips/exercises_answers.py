@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, VGroup
 
 from scenes.kit import expressions as ex, style
@@ -155,12 +154,11 @@ def shape_chain(book: NumberBook, r: Any) -> list:
 # ------------------------------------------------------------------ the supplementary answers
 def zero_answer(book: NumberBook, r: Any) -> list:
     """S + M, then the weights as fractions over the same weights as decimals with the row sums."""
-    hidden = np.isinf(r.masked)
     masked = grid(book, "zeros.masked", r.masked, 0, "S + M", **queries(book, len(r.masked)))
-    fracs = fraction_grid(book, "zeros", r.fractions, hidden, "softmax：分数")
-    decimals = grid(book, "zeros.weights", r.weights, 4, "小数", hidden=hidden, heat="weights")
+    fracs = fraction_grid(book, "zeros", r.fractions, r.hidden, "softmax：分数")
+    decimals = grid(book, "zeros.weights", r.weights, 4, "小数", hidden=r.hidden, heat="weights")
     sums = VGroup(decimals, row_sums(book, "zeros.sums", r.sums)).arrange(RIGHT, buff=0.2, aligned_edge=UP)
-    made = softmax_cell(book, decimals, masked, hidden)
+    made = softmax_cell(book, decimals, masked, r.hidden)
     band, link = Band([made]), code_arrow(book)
     in_a_row(masked, link, VGroup(fracs, sums).arrange(DOWN, buff=0.4, aligned_edge=LEFT), buff=0.6,
              link=link, to=masked, below=band)
@@ -173,7 +171,7 @@ def dim_right(book: NumberBook, r: Any, right: Shown) -> list:
     link = code_arrow(book, "softmax(dim={}) →", right)
     weights = grid(book, "dim.right", r.right, 4, book.compose("dim={}", right), heat="weights")
     sums = row_sums(book, "dim.right_rows", r.right_rows)
-    made = softmax_cell(book, weights, scores, np.zeros(r.scores.shape, bool))
+    made = softmax_cell(book, weights, scores, r.hidden)
     band = Band([made])
     return in_a_row(scores, link, weights, sums, link=link, to=scores, below=band)[:-1], made, band
 
@@ -202,14 +200,14 @@ def dim_wrong(book: NumberBook, r: Any, right: Shown, wrong: Shown) -> list:
 def diagonal_answer(book: NumberBook, keep: Any, hide: Any, d1: Shown, d0: Shown) -> list:
     masked = grid(book, "diag.masked", hide.masked, style.decimals_for(hide.scores),
                   book.compose("S + M（diagonal={}）", d0), **queries(book, len(hide.masked)))
-    weights = grid(book, "diag.weights", hide.weights, 4, "A = softmax", hidden=np.isinf(hide.masked),
+    weights = grid(book, "diag.weights", hide.weights, 4, "A = softmax", hidden=hide.hidden,
                    heat="weights")
     seen = column(book, "diag.visible", hide.visible, 0, "可见键")
     link = code_arrow(book)
     compare = note(book, "对照 diagonal={old}：第一行可见 {keep_visible} 个键（它自己），权重为 {keep_weight}",
                    old=d1, keep_visible=book.index("diag.keep_visible", keep.visible[0]),
                    keep_weight=book.fmt("diag.keep_weight", keep.weights[0][0]))
-    made = softmax_cell(book, weights, masked, np.isinf(hide.masked), nan_first=True)
+    made = softmax_cell(book, weights, masked, hide.hidden, nan_first=True)
     band = Band([made])
     in_a_row(masked, link, weights, seen, below=VGroup(compare, band).arrange(DOWN, buff=0.4), link=link,
              to=masked)

@@ -131,6 +131,8 @@ class CausalRows:
     diagonal: int
     sums: np.ndarray          # each row's sum (1, or NaN for a row with no visible key)
     first_empty: int          # the first row with no visible key (-1: none)
+    empty_row_number: int     # that row counted from 1, as the answer says it (0: none)
+    hidden: np.ndarray        # True where the mask hides the key (masked is −∞)
 
 
 def causal_rows(scores: np.ndarray, diagonal: int = 1) -> CausalRows:
@@ -142,8 +144,9 @@ def causal_rows(scores: np.ndarray, diagonal: int = 1) -> CausalRows:
     fractions = tuple(tuple(_fraction(w) for w in row) for row in weights)
     visible = (~hidden).sum(axis=1)
     empty = np.flatnonzero(visible == 0)
-    return CausalRows(scores, masked, weights, visible, fractions, diagonal, weights.sum(axis=1),
-                      int(empty[0]) if len(empty) else -1)
+    first = int(empty[0]) if len(empty) else -1
+    return CausalRows(scores, masked, weights, visible, fractions, diagonal, weights.sum(axis=1), first,
+                      first + 1, hidden)
 
 
 def _fraction(w: float) -> tuple | None:
@@ -198,6 +201,7 @@ class WrongAxis:
     wrong_cols: np.ndarray    # column sums: 1
     rows_off: int             # rows of the wrong softmax whose sum is not 1
     row_is_off: tuple         # per row: its sum is not 1
+    hidden: np.ndarray        # no mask: False everywhere (every key is seen)
     right_axis: int = -1
     wrong_axis: int = -2
 
@@ -209,7 +213,7 @@ def wrong_axis(x: np.ndarray = SCORE_X) -> WrongAxis:
     rows = wrong.sum(axis=1)
     off = np.abs(rows - 1) > 1e-9
     return WrongAxis(scores, right, wrong, right.sum(axis=1), rows, wrong.sum(axis=0), int(off.sum()),
-                     tuple(bool(b) for b in off))
+                     tuple(bool(b) for b in off), np.zeros(scores.shape, bool))
 
 
 def diagonal_rows(x: np.ndarray = SCORE_X) -> tuple:
@@ -255,15 +259,15 @@ def sources(results: dict) -> dict:
         out[_cell("wrap.concat", i, j)] = Source("concat", (f"wrap.head[{head}][{i}][{col}]",))
     out["params.qkv"] = Source("sum", ("params.w_query", "params.w_key", "params.w_value"))
     out["params.total"] = Source("sum", ("params.qkv", "params.out_weight", "params.out_bias"))
-    _softmax(out, "zeros.weights", "zeros.masked", np.isinf(z.masked))
+    _softmax(out, "zeros.weights", "zeros.masked", z.hidden)
     _sums(out, "zeros.sums", "zeros.weights", z.weights.shape)
-    _softmax(out, "dim.right", "dim.scores", np.zeros(d.scores.shape))
-    _softmax(out, "dim.wrong", "dim.scores", np.zeros(d.scores.shape), axis=-2)
+    _softmax(out, "dim.right", "dim.scores", d.hidden)
+    _softmax(out, "dim.wrong", "dim.scores", d.hidden, axis=-2)
     _sums(out, "dim.right_rows", "dim.right", d.right.shape)
     _sums(out, "dim.wrong_rows", "dim.wrong", d.wrong.shape)
     _sums(out, "dim.wrong_cols", "dim.wrong", d.wrong.shape, axis=-2)
     keep, hide = results["diagonal"]
-    _softmax(out, "diag.weights", "diag.masked", np.isinf(hide.masked))
+    _softmax(out, "diag.weights", "diag.masked", hide.hidden)
     for i in range(len(hide.masked)):          # a row with no visible key: NaN, from nothing
         if hide.visible[i] == 0:
             out.update({_cell("diag.weights", i, j): Source("softmax", ()) for j in range(len(hide.masked))})

@@ -63,6 +63,9 @@ class AttentionSteps:
     row_sums: np.ndarray
     output: np.ndarray       # weights v
     visible: np.ndarray      # number of keys each query sees
+    hidden: np.ndarray       # [T_q, T_k] True where the mask hides the key (−∞)
+    hides_any: bool          # some query has a hidden key
+    hidden_rows: np.ndarray  # the queries that have a hidden key
 
 
 def attention_steps(q, k, v, scale=True, causal=True, diagonal=1, cached=0):
@@ -73,8 +76,10 @@ def attention_steps(q, k, v, scale=True, causal=True, diagonal=1, cached=0):
     mask = causal_mask(len(q), len(k), diagonal, cached) if causal else np.zeros(scores.shape)
     masked = scaled + mask
     weights = masked_softmax(scaled, mask)
+    hidden = mask != 0
     return AttentionSteps(q, k, v, divisor, scores, scaled, mask, masked, weights,
-                          weights.sum(-1), weighted_sum(weights, v), np.sum(mask == 0, -1))
+                          weights.sum(-1), weighted_sum(weights, v), np.sum(mask == 0, -1), hidden,
+                          bool(hidden.any()), np.flatnonzero(hidden.any(-1)))
 
 
 @dataclass(frozen=True)
@@ -106,14 +111,18 @@ class CacheView:
     allowed: np.ndarray      # [n, C + n]: the new block after C cached positions
     fresh_visible: np.ndarray
     visible: np.ndarray      # keys each new row sees: the first row sees C + 1
+    fresh_hidden: np.ndarray  # fresh == 0: the keys a row of the fresh triangle may not see
+    hidden: np.ndarray       # allowed == 0: the keys a row of the new block may not see
+    hides_any: bool          # some cell of either grid is 0
 
 
 def cache_view(n_new, cached, diagonal=1):
     """The book's figure: 1 where a query may attend, without and with a cache."""
     fresh = (causal_mask(n_new, n_new, diagonal) == 0).astype(int)
     allowed = (causal_mask(n_new, cached + n_new, diagonal, cached) == 0).astype(int)
+    fresh_hidden, hidden = fresh == 0, allowed == 0
     return CacheView(int(cached), np.arange(n_new) + cached, fresh, allowed, fresh.sum(-1),
-                     allowed.sum(-1))
+                     allowed.sum(-1), fresh_hidden, hidden, bool(hidden.any() or fresh_hidden.any()))
 
 
 def verdicts(shift):
@@ -145,7 +154,13 @@ class CausalLesson:
     aligned: bool            # the queries are the last keys' positions (cached + T_q = T_k)
     post: PostMask           # softmax first, zero the future, renormalise
     route_gap: float         # max |post.renormalised - steps.weights| where both are numbers
+    compared: bool           # some row is not all NaN on either route: route_gap compares numbers
+    shrink_case: str         # of the rows with a hidden key: "all" lost probability to the future,
+                             # "underflow" none did (all underflowed), else "some"
     nan_rows: np.ndarray     # rows of steps.weights that are NaN (no visible key)
+    track_nan: bool          # the tracked row's weights are NaN
+    track_keys: np.ndarray   # the keys the tracked query sees (mask 0), in order
+    track_hides: bool        # the tracked query has a hidden key
     variant_diagonal: int    # the other choice of diagonal: 0 (mask it) or, when it is 0, 1
     variant: AttentionSteps  # the causal mask with variant_diagonal
     variant_nan_rows: np.ndarray  # rows of variant.weights that are NaN
@@ -155,6 +170,9 @@ class CausalLesson:
     check_off: CausalityCheck  # without it
     verdict_on: np.ndarray     # per query: same / moved / nan
     verdict_off: np.ndarray
+    nan_outputs: np.ndarray    # queries whose output is NaN with the mask (verdict_on "nan")
+    unchanged: np.ndarray      # [T_q, 2] True where an output is exactly unchanged: on, off
+    sees_changed: bool         # the tracked query sees the changed (last) key with the mask on
     cache: CacheView
 
 
@@ -169,16 +187,26 @@ def causal_lesson(q, k, v, track=0, scale=True, causal=True, diagonal=1, cached=
     variant = attention_steps(q, k, v, scale, True, other, cached)
     on = causality_check(q, k, v, delta, scale=scale, causal=True, diagonal=diagonal, cached=cached)
     off = causality_check(q, k, v, delta, scale=scale, causal=False)
-    n_q = len(steps.q)
+    n_q, track = len(steps.q), int(track)
+    numbers = ~np.isnan(post.renormalised).all(-1) & ~np.isnan(steps.weights).all(-1)
+    shrunk, rows = len(post.shrunk_rows), len(steps.hidden_rows)
+    verdict_on, verdict_off = verdicts(on.shift), verdicts(off.shift)
+    checked_mask = causal_mask(n_q, len(steps.k), diagonal, cached)   # the mask check_on runs with
     return CausalLesson(
-        steps=steps, track=int(track), positions=np.arange(n_q) + cached,
+        steps=steps, track=track, positions=np.arange(n_q) + cached,
         aligned=bool(cached + n_q == len(steps.k)), post=post,
-        route_gap=max_gap(post.renormalised, steps.weights),
-        nan_rows=np.flatnonzero(np.isnan(steps.weights).any(-1)), variant_diagonal=other,
+        route_gap=max_gap(post.renormalised, steps.weights), compared=bool(numbers.any()),
+        shrink_case="all" if shrunk == rows else "underflow" if not shrunk else "some",
+        nan_rows=np.flatnonzero(np.isnan(steps.weights).any(-1)),
+        track_nan=bool(np.isnan(steps.weights[track]).any()),
+        track_keys=np.flatnonzero(steps.mask[track] == 0), track_hides=bool(steps.hidden[track].any()),
+        variant_diagonal=other,
         variant=variant, variant_nan_rows=np.flatnonzero(np.isnan(variant.weights).any(-1)),
         delta=float(delta),
         changed_row=len(steps.k) - 1, check_on=on, check_off=off,
-        verdict_on=verdicts(on.shift), verdict_off=verdicts(off.shift),
+        verdict_on=verdict_on, verdict_off=verdict_off, nan_outputs=np.flatnonzero(verdict_on == "nan"),
+        unchanged=np.stack([verdict_on == "same", verdict_off == "same"], -1),
+        sees_changed=bool(checked_mask[track, -1] == 0),
         cache=cache_view(n_q, cached if cached else cache_view_c, diagonal))
 
 

@@ -106,10 +106,16 @@ def answer(scene: Any, header: Shown, caption: str, say: str, **slots: Shown) ->
 
 
 # ---------------------------------------------------------------- the reveals
+def room(scene: Any, parts: Sequence[Mobject], made: Sequence[Derivation], band: Band) -> Band | None:
+    """Where an answer's derivations are drawn: its band while the placed answer keeps its numbers
+    readable, else a strip above the caption line, else nowhere (each skipped, its record says so)."""
+    return derive.room(scene, VGroup(*parts, band), made, band, readable=True)
+
+
 def derived(scene: Any, built: tuple, at: int, run_time: float = 0.6) -> None:
     """An answer's blocks in turn, the one at `at` a grid with one entry made in front of the viewer."""
     parts, made, band = built
-    band = derive.room(scene, VGroup(*parts, band), [made], band, readable=True)
+    band = room(scene, parts, [made], band)
     in_turn(scene, parts[:at], run_time=run_time)
     derive.grid_made(scene, parts[at], made, band, run_time)
     in_turn(scene, parts[at + 1:], run_time=run_time)

@@ -93,7 +93,7 @@ def moment_problems(manifest, moments, expected, names=None, marks=None, deps=No
     the lit cells are the result's sources and the target frame is on its cell."""
     at = {"frame": manifest["frame"], "layout": moments, "numbers": manifest["numbers"]}
     out = [f"mid-motion ({m['label']}): {p}" for m in moments for p in layout_problems({**at, "layout": [m]})]
-    out += [f"mid-motion: {p}" for p in structure_problems(at, expected, names, marks)]
+    out += [f"mid-motion: {p}" for p in structure_problems(at, expected, names, marks, partial=True)]
     end = {st["step"]: st["items"] for st in manifest["layout"]}
     for m in moments:      # an expression's own numbers, beside the grids its step ends with (whole)
         own = [it for it in m["items"]

@@ -115,6 +115,27 @@ def inputs_scores(inputs):
     return np.asarray(q, float) @ np.asarray(k, float).T
 
 
+def axis_names(inputs):
+    """Rows and columns as the oracle names them: Q's rows and QKᵀ's (and its scaled form's) by
+    the queries, its columns by the keys (the tokens, else q0…, k0…); X's rows, or Q's, K's and
+    V's given directly; the one-row table's and the variance table's own heads."""
+    tokens = inputs.get("tokens") or []
+    given = {n: inputs[n] for n in ("x", "q", "k", "v") if inputs[n] is not None}
+    rows = {n: len(a) for n, a in given.items()}
+    rows_q, rows_k = (rows.get(n, rows.get("x")) for n in ("q", "k"))
+
+    def named(prefix, count):
+        return {j: tokens[j] if tokens else f"{prefix}{j}" for j in range(count)}
+    grid = {"row": named("q", rows_q), "col": named("k", rows_k)}
+    names = {"scores": grid, "scaled": grid, **{n: {"row": named(n, count)} for n, count in rows.items()}}
+    heads = {"row.scores": "q·k", "row.scaled": "q·k/√dₖ", "weights_raw": "softmax(q·k)",
+             "weights_scaled": "softmax(q·k/√dₖ)"}
+    names.update({n: {"row": {0: text}} for n, text in heads.items()})
+    names.update({f"variance.{n}": {"col": {0: text}}
+                  for n, text in (("d_k", "dₖ"), ("var", "Var(q·k)"), ("var_scaled", "Var(q·k/√dₖ)"))})
+    return names
+
+
 # ---------------------------------------------------------------- generated legal inputs
 SPECIAL = ["100", "-100", "1/3", "-1/3", "0.00001", "-0.00001", "0", "99.99", "-2/3"]
 ASCII = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
@@ -226,6 +247,37 @@ def test_default_captions_follow_the_book(default):
     assert len(captions) == 4
     assert "[T, T]" in captions[1] and "√dₖ" in captions[2] and "dₖ = 2" in captions[2]
     assert "更集中" in captions[3]
+
+
+def test_the_grids_name_queries_and_keys_as_the_oracle_does(monkeypatch):
+    """QKᵀ's rows are the queries and its columns the keys, each on its own row or column
+    (tests/contract.py structure_problems with axis_names); planted: the key names reversed."""
+    from contract import structure_problems
+    from scenes.clips.score_grid import ScoreGrid
+    inputs = inputs_for("score-grid", tokens="Your journey starts with one step")
+    assert structure_problems(build("score-grid", inputs).manifest(), names=axis_names(inputs)) == []
+    original = ScoreGrid.compute
+
+    def reversed_keys(self):
+        result = original(self)
+        self.k_names = self.k_names[::-1]
+        return result
+    monkeypatch.setattr(ScoreGrid, "compute", reversed_keys)
+    problems = structure_problems(build("score-grid", inputs).manifest(), names=axis_names(inputs))
+    assert any("col 0 of scores" in p and "labelled 'step'" in p for p in problems), problems[:3]
+
+
+def test_a_label_without_its_row_is_named_at_a_steps_end_only():
+    """Mid-derivation QKᵀ has rows with no entry yet, so their labels cannot be placed
+    (partial=True passes them over); at a step's end every label must have its row. Planted: the
+    entries of QKᵀ's row 1 dropped from step 2's end."""
+    from contract import structure_problems
+    m = build("score-grid", inputs_for("score-grid")).manifest()
+    grid = m["layout"][1]          # step 2: QKᵀ filled
+    grid["items"] = [it for it in grid["items"] if not (it.get("grid", "").startswith("scores#")
+                                                        and it.get("row") == 1 and it["kind"] == "number")]
+    assert any("has no row 1" in p for p in structure_problems(m))
+    assert not any("has no row" in p for p in structure_problems(m, partial=True))
 
 
 # ---------------------------------------------------------------- the first cell, from a row of Q and of K

@@ -15,10 +15,11 @@ from scenes.kit.base import ClipScene
 from scenes.kit.inputs import LIMIT, InputError, integer, matrix, tokens
 from scenes.kit.clip import Clip, Option
 from scenes.kit.blocks import grouped_bars, heat_legend, over_columns, place_bars
-from scenes.kit.boards import (alone, corner, falk, fill, in_row, labelled, picked, show_product, splits,
+from scenes.kit.boards import (alone, corner, falk, fill, in_row, picked, show_product, splits,
                                with_legend)
 from scenes.kit.columns import align_columns
 from scenes.kit.derive import Band
+from scenes.kit.grids import MatrixGrid
 from scenes.kit.layout import retitle
 from scenes.kit.options import abbreviations, beside_or_apart, needs, optional, variants
 from scenes.kit.page import Area, Page, phrase, plan, said, turn
@@ -157,16 +158,17 @@ class ScoreGrid(ClipScene):
         """The grid (column labels set by each layout: whole or abbreviated), its legend and the
         two sets of column labels."""
         decimals = decimals_cut_by_digits(values)
-        grid = labelled(self.book, name, values, decimals, heat="scores", row_labels=self.q_names,
+        grid = MatrixGrid(self.book, name, values, decimals, heat="scores", row_labels=self.q_names,
                           row_color=style.QUERY)
         bar = heat_legend(self.book, f"{name}_legend", *low_high, decimals)
         corner(self.book, grid, "键 →", "查询 ↓", style.KEY, style.QUERY)
-        return grid, bar, self.columns()
+        return grid, bar, self.columns(grid)
 
-    def columns(self):
-        """Whole key names, and abbreviated ones when some are long."""
-        return [[self.book.label(n, color=style.KEY, size=style.LABEL_SIZE) for n in names]
-                for names in abbreviations(self.book, self.k_names, style.LABEL_CUT)]
+    def columns(self, grid):
+        """The grid's column labels: whole key names, and abbreviated ones when some are long."""
+        place = lambda j: {"grid": grid.grid, "axis": "col", "index": j}      # noqa: E731
+        return [[self.book.label(n, color=style.KEY, size=style.LABEL_SIZE, place=place(j))
+                 for j, n in enumerate(names)] for names in abbreviations(self.book, self.k_names, style.LABEL_CUT)]
 
     def fill_scores(self):
         r, book = self.result, self.book
@@ -253,7 +255,7 @@ class ScoreGrid(ClipScene):
                 ("row.scaled", r.scaled[i], decimals_cut_by_digits(r.scaled), "q·k/√dₖ", style.TEXT),
                 ("weights_raw", r.weights_raw, 4, "softmax(q·k)", style.MUTED),
                 ("weights_scaled", r.weights_scaled, 4, "softmax(q·k/√dₖ)", style.ACCENT)]
-        grids = [labelled(book, n, vals[None, :], d, row_labels=[lab], row_color=c,
+        grids = [MatrixGrid(book, n, vals[None, :], d, row_labels=[lab], row_color=c,
                             heat="weights" if n.startswith("weights") else None)
                  for n, vals, d, lab, c in rows]
         table = align_columns(grids, buff=0.12)
@@ -265,7 +267,7 @@ class ScoreGrid(ClipScene):
         def board(cols, s):
             place_bars(bars, over_columns(grids[0], cols, s), s)
             return VGroup(VGroup(query, VGroup(bars, table), line).arrange(DOWN, buff=0.3 * s))
-        options = variants(lambda cols: [Page(caption, lambda s: board(cols, s))], self.columns())
+        options = variants(lambda cols: [Page(caption, lambda s: board(cols, s))], self.columns(grids[0]))
         pages = plan(book, options, AREA, needs(options, FULL_SCALE, MIN_SCALE))
         turn(self, pages, AREA, lambda m: None, clear_time=0.4)
         self.play(Appear(query), Appear(grids[0]), Appear(grids[1]))

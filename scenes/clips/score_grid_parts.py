@@ -7,7 +7,6 @@ from manim import DOWN, RIGHT, UP, Mobject, VGroup
 
 from scenes.kit import boards, derive, expressions as ex, style
 from scenes.kit.anim import Appear
-from scenes.kit.boards import labelled
 from scenes.kit.derive import Band
 from scenes.kit.expressions import Derivation, Term
 from scenes.kit.grids import MatrixGrid
@@ -35,9 +34,9 @@ def role_grid(book: NumberBook, name: str, values, color: str, tex: str, side=DO
 
 def variance_table(book: NumberBook, v, own: int) -> VGroup:
     """d_k | Var(q.k) | Var(q.k / sqrt(d_k)), the clip's own d_k in the tracked colour."""
-    cols = [labelled(book, "variance.d_k", [[d] for d in v.d_ks], 0, col_labels=["dₖ"]),
-            labelled(book, "variance.var", v.var[:, None], 4, col_labels=["Var(q·k)"]),
-            labelled(book, "variance.var_scaled", v.var_scaled[:, None], 4, col_labels=["Var(q·k/√dₖ)"])]
+    cols = [MatrixGrid(book, "variance.d_k", [[d] for d in v.d_ks], 0, col_labels=["dₖ"]),
+            MatrixGrid(book, "variance.var", v.var[:, None], 4, col_labels=["Var(q·k)"]),
+            MatrixGrid(book, "variance.var_scaled", v.var_scaled[:, None], 4, col_labels=["Var(q·k/√dₖ)"])]
     table = VGroup(*cols).arrange(RIGHT, buff=0.1, aligned_edge=DOWN)
     for g in cols:
         g.entry(own, 0).set_color(style.TRACK)

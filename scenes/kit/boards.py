@@ -72,25 +72,10 @@ def name_tag(book: NumberBook, tex: str, name: str, shape: Any, color: str) -> V
     return VGroup(head, dims).arrange(RIGHT, buff=0.15)
 
 
-def labelled(book: NumberBook, name: str, values: Any, decimals: int, row_labels: Sequence[Any] = (),
-             col_labels: Sequence[Any] = (), row_color: str = style.TEXT, col_color: str = style.TEXT,
-             **kw: Any) -> MatrixGrid:
-    """A MatrixGrid whose axis labels are plain labels, no grid place recorded (a grid made cell
-    by cell in front of the viewer has rows with no entry yet; labels such as q0 stay Shown)."""
-    mob = MatrixGrid(book, name, values, decimals, **kw)
-    for n, text in enumerate(row_labels):
-        mob.row_labels.add(book.label(text, color=row_color, size=style.LABEL_SIZE)
-                           .next_to(mob.boxes[n][0], LEFT, buff=0.15))
-    for n, text in enumerate(col_labels):
-        mob.col_labels.add(book.label(text, color=col_color, size=style.LABEL_SIZE)
-                           .next_to(mob.boxes[0][n], UP, buff=0.15))
-    return mob
-
-
 def named_grid(book: NumberBook, name: str, values: Any, decimals: int, color: str, tex: str,
                side: np.ndarray = DOWN, **kw: Any) -> VGroup:
     """A grid drawn in its role's colour with 'name [shape]' beside it (.grid, .tag, .side)."""
-    mob = labelled(book, name, values, decimals, stroke=color, **kw)
+    mob = MatrixGrid(book, name, values, decimals, stroke=color, **kw)
     tag = name_tag(book, tex, name, values.shape, color).next_to(mob.box_group, side, buff=0.15)
     group = VGroup(mob, tag)
     group.grid, group.tag, group.side = mob, tag, side

@@ -162,3 +162,54 @@ def test_kept_where_the_page_still_keeps_the_contract():
         assert (extra in page.group.submobjects) is keeps and (extra in column.group.submobjects) is keeps
         if keeps:
             assert gap_down(page.group[1], extra) == pytest.approx(0.2)
+
+
+class Worked:
+    """A stand-in derivation: all a band needs of one is its width."""
+
+    def width(self):
+        return 1.0
+
+
+def halves_case(room):
+    """Two halves, each a number above a box; the whole is both, one above the other (together:
+    beside, too wide to fit). `room`: the area's height, in units at the least legible scale."""
+    book = NumberBook()
+    a, b = book.num("a", 1.0, 2), book.num("b", 2.0, 2)
+    first, second = below(a, box(1, 1), gap=0.2), below(b, box(1, 1), gap=0.2)
+    whole = below(a, first.group[1], b, second.group[1], gap=0.2)
+    together = beside(first, second, gap=0.5)
+    legible = style.LEGIBLE_H / a.height               # the least scale at which the numbers read
+    area = Area(width=1.5 * legible, height=room * legible, most=10)    # side by side never fits
+    boards = arrange.whole_or_halves(book, area, whole, together, (first, second), ([Worked()], [Worked()]))
+    return area, (a, b), boards
+
+
+def placed_heights(area, boards, numbers):
+    """Each number's height once its board is placed in the area (as page.turn places it)."""
+    heights = []
+    for board, _, _ in boards:
+        area.place(board)
+        heights += [n.height for n in numbers if n in board.get_family()]
+    return heights
+
+
+@pytest.mark.parametrize("room, count, banded", [(8.0, 1, True), (3.5, 1, False), (3.0, 2, True),
+                                                  (2.0, 2, False)])
+def test_whole_or_halves_one_board_while_it_keeps_the_contract(room, count, banded):
+    """One board while the whole keeps the contract, its band only where it still does; else the
+    halves on boards of their own, each band likewise."""
+    area, numbers, boards = halves_case(room)
+    assert len(boards) == count
+    assert [band is not None for _, band, _ in boards] == [banded] * count
+    assert all(h >= style.LEGIBLE_H - EPS for h in placed_heights(area, boards, numbers))
+    assert [len(m) for _, _, m in boards] == ([2] if count == 1 else [1, 1])
+
+
+def test_planted_whole_kept_past_the_contract_is_caught(monkeypatch):
+    """An engine that keeps the whole board whatever its scale: the tight case's numbers are
+    drawn below the legible height, and the check says so."""
+    monkeypatch.setattr(arrange, "keeps_contract", lambda book, mob, area: True)
+    area, numbers, boards = halves_case(2.0)
+    assert len(boards) == 1
+    assert min(placed_heights(area, boards, numbers)) < style.LEGIBLE_H - EPS

@@ -11,7 +11,6 @@ from causal_mask_oracle import CLIP, axis_names, hidden_mask, marks, oracle
 from conftest import inputs_for
 from derivations import case_inputs, cases, made
 from derivations import derived as check_derived
-from scenes.clips import causal_mask_five
 from scenes.clips.causal_mask_five import FiveSteps
 from scenes.kit.expressions import Term
 
@@ -88,8 +87,9 @@ def test_a_table_split_over_two_pages_is_made_on_both(monkeypatch):
     """When the whole step cannot keep the contract (forced here: no legal input was found that
     needs it), the table's columns are made on the first page and the output on the second, each
     in a band of its own page; the output's sources are not on that page, so they appear in place."""
-    real = causal_mask_five.keeps_contract
-    monkeypatch.setattr(causal_mask_five, "keeps_contract",
+    from scenes.kit import arrange
+    real = arrange.keeps_contract
+    monkeypatch.setattr(arrange, "keeps_contract",
                         lambda book, mob, area: len(mob.submobjects) < 4 and real(book, mob, area))
     built, moments, problems = derived(inputs_for(CLIP))
     assert problems == []
@@ -121,6 +121,7 @@ def test_planted_wrong_value_is_caught(monkeypatch):
 
 def test_planted_expression_without_room_is_caught(monkeypatch):
     """A band that the page never laid out (it stays where it was made): the expression lands on the table."""
-    monkeypatch.setattr(causal_mask_five, "kept", lambda book, area, band, way, *parts: band)
+    from scenes.kit import arrange
+    monkeypatch.setattr(arrange, "kept", lambda book, area, band, way, *parts: band)
     _, _, problems = derived(inputs_for(CLIP))
     assert any(p.startswith("mid-motion") and "overlaps" in p for p in problems), problems

@@ -11,14 +11,14 @@ from scenes.clips.causal_mask_parts import AREA, NARROW, input_grid, said
 from scenes.clips.causal_mask_words import FIVE, WORK
 from scenes.kit import derive, expressions as ex, style
 from scenes.kit.anim import Appear
-from scenes.kit.arrange import below, beside, either, kept
-from scenes.kit.blocks import RowNames, proxy, row_of, stack
+from scenes.kit.arrange import below, beside, whole_or_halves
 from scenes.kit.derive import Band
+from scenes.kit.blocks import RowNames, proxy, row_of, stack
 from scenes.kit.expressions import Term, cell
 from scenes.kit.grids import MatrixGrid
 from scenes.kit.marked import column, grid, line, vector_text
 from scenes.kit.numbers import NumberBook, Shown
-from scenes.kit.page import Page, keeps_contract, needed, phrase
+from scenes.kit.page import Page, fits, phrase
 
 WITH_INPUTS = 0.75  # K and V stand beside the five-step table while it keeps this scale
 
@@ -97,7 +97,7 @@ class FiveSteps:
                        proxy(s.v, style.decimals_for(s.v))).arrange(RIGHT, buff=0.2)
         self.k = self.v = VGroup()
         page = stack(self.query, trial, self.seen, self.note, self.out, buff=0.3)
-        if AREA.room(page) >= max(WITH_INPUTS, needed(book, page)):
+        if fits(book, page, AREA, least=WITH_INPUTS):
             names.detach(self.table[0])      # K and V beside the table
             self.k = input_grid(book, "K", "k", s.k, style.KEY, scene.keys)
             self.v = grid(book, "v", s.v, style.decimals_for(s.v), header="V", header_color=style.VALUE)
@@ -142,24 +142,15 @@ class FiveSteps:
     def pages(self, caption: tuple, say: tuple[list, list]) -> list[Page]:
         """One page: the table above the sums and the output (or beside them, when too tall);
         else two pages, the table, then the output."""
-        book = self.book
         upper = below(self.query, self.grids, gap=0.3)
         lower = below(self.seen, self.note, self.out, gap=0.3)
         whole = below(self.query, self.grids, self.seen, self.note, self.out, gap=0.3)
-        way = either(whole, beside(upper, lower, gap=0.6)).settle(book, AREA)
-        if keeps_contract(book, whole.group, AREA):
-            made = [*self.made.values(), *self.output]
-            band = kept(book, AREA, Band(made), way, whole, lower)
-            page = whole.group
-            return [Page(caption, page, lambda: self.reveal(page, band, made, [self.upper, self.lower]),
-                         say[0] + say[1])]
-        made, output = list(self.made.values()), self.output
-        top, low = (kept(book, AREA, Band(made), upper.ways[0], upper),
-                    kept(book, AREA, Band(output), lower.ways[0], lower))
-        return [Page(caption, upper.group, lambda: self.reveal(upper.group, top, made, [self.upper]),
-                     say[0]),
-                Page(caption, lower.group, lambda: self.reveal(lower.group, low, output, [self.lower]),
-                     say[1])]
+        boards = whole_or_halves(self.book, AREA, whole, beside(upper, lower, gap=0.6), (upper, lower),
+                                 (list(self.made.values()), self.output))
+        shows, says = ([[self.upper, self.lower]], [say[0] + say[1]]) if len(boards) == 1 else (
+            [[self.upper], [self.lower]], list(say))
+        return [Page(caption, board, lambda b=board, band=band, m=made, s=show: self.reveal(b, band, m, s),
+                     words) for (board, band, made), show, words in zip(boards, shows, says)]
 
     # -- how the columns are made: in the page's band, or by the caption line, or left out (derive.room)
     def reveal(self, page, band: Band | None, made: list, parts: list) -> list:

@@ -18,6 +18,8 @@ from typing import Callable, Sequence, Union
 from manim import DOWN, ORIGIN, RIGHT, UP, VGroup, VMobject
 
 from scenes.kit import blocks
+from scenes.kit.derive import Band
+from scenes.kit.expressions import Derivation
 from scenes.kit.numbers import NumberBook
 from scenes.kit.page import Area, Way, arrange, choose, keeps_contract, needed
 
@@ -134,6 +136,19 @@ def kept(book: NumberBook, area: Area, extra: VMobject, way: Way, *parts: Part) 
         p.group.remove(extra)
     way()
     return None
+
+
+def whole_or_halves(book: NumberBook, area: Area, whole: Part, together: Part, halves: Sequence[Part],
+                    made: Sequence[Sequence[Derivation]]) -> list[tuple[VMobject, Band | None, list]]:
+    """A step's boards: `whole` on one where it keeps the legibility contract (laid as `whole`,
+    else as `together`: the same blocks related otherwise), with the band of every derivation
+    (`made`: each half's) kept where it still does, at the end of the last half; else each half on
+    a board of its own, with its own band. Returns (board, band or None, its derivations) each."""
+    way = either(whole, together).settle(book, area)
+    if keeps_contract(book, whole.group, area):
+        every = [d for half in made for d in half]
+        return [(whole.group, kept(book, area, Band(every), way, whole, halves[-1]), every)]
+    return [(h.group, kept(book, area, Band(list(m)), h.ways[0], h), list(m)) for h, m in zip(halves, made)]
 
 
 class Linked(Part):

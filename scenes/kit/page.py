@@ -95,9 +95,11 @@ def needed(book: NumberBook, mob: Mobject, height: float = style.READABLE_H) -> 
     return height / min(heights) if heights else 0.0
 
 
-def fits(book: NumberBook, mob: Mobject, area: Area, height: float = style.READABLE_H) -> bool:
-    """Placed in `area`, every number of `mob` is at least `height` tall."""
-    return area.room(mob) >= needed(book, mob, height)
+def fits(book: NumberBook, mob: Mobject, area: Area, height: float = style.READABLE_H,
+         least: float = 0.0) -> bool:
+    """Placed in `area`, every number of `mob` is at least `height` tall (and `mob` at least `least`
+    of its size)."""
+    return area.room(mob) >= max(least, needed(book, mob, height))
 
 
 def keeps_contract(book: NumberBook, mob: Mobject, area: Area) -> bool:

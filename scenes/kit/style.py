@@ -66,7 +66,8 @@ MAX_NUMBER_CHARS = 10        # a drawn number never grows past this (legibility 
 
 def format_number(value: float | int, decimals: int = 4) -> str:
     """How a number is drawn: fixed decimals, a real minus, −∞ and NaN spelled out; the
-    scientific form (3 decimals) where fixed, even with fewer decimals, would be longer than 10 characters or read as zero."""
+    scientific form (3 decimals) where fixed, even with fewer decimals, would be longer than 10
+    characters or read as zero."""
     if isinstance(value, (int,)) and not isinstance(value, bool):
         return str(value).replace("-", "\u2212")
     value = float(value)

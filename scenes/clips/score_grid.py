@@ -166,9 +166,11 @@ class ScoreGrid(ClipScene):
 
     def columns(self, grid):
         """The grid's column labels: whole key names, and abbreviated ones when some are long."""
-        place = lambda j: {"grid": grid.grid, "axis": "col", "index": j}      # noqa: E731
-        return [[self.book.label(n, color=style.KEY, size=style.LABEL_SIZE, place=place(j))
-                 for j, n in enumerate(names)] for names in abbreviations(self.book, self.k_names, style.LABEL_CUT)]
+        def label(j, name):
+            return self.book.label(name, color=style.KEY, size=style.LABEL_SIZE,
+                                   place={"grid": grid.grid, "axis": "col", "index": j})
+        return [[label(j, n) for j, n in enumerate(names)]
+                for names in abbreviations(self.book, self.k_names, style.LABEL_CUT)]
 
     def fill_scores(self):
         r, book = self.result, self.book

@@ -10,10 +10,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from manim import RIGHT, DecimalMatrix, FadeIn, Scene, VGroup, tempconfig  # noqa: E402
 
-from scenes.compute import scores as compute  # noqa: E402
+from scenes.compute import average as compute  # noqa: E402
 from scenes.kit.anim import Appear  # noqa: E402
 from scenes.pipeline.inputs import check, raw_inputs  # noqa: E402
-from scenes.kit.grids import MatrixGrid, fit  # noqa: E402
+from scenes.kit.grids import MatrixGrid  # noqa: E402
+from scenes.kit.layout import fit  # noqa: E402
 from scenes.kit.numbers import NumberBook  # noqa: E402
 from scenes.pipeline.registry import specs  # noqa: E402
 from scenes.pipeline.runner import manim_settings  # noqa: E402
@@ -22,7 +23,7 @@ from scenes.pipeline.runner import manim_settings  # noqa: E402
 def grids():
     first = next(iter(specs()))          # the chapter's first clip (4.1): its journey preset
     x = check(first, raw_inputs(first, f"journey-{first}"))["x"]
-    r = compute.weighted_average(x, 1)
+    r = compute.lesson(x, 1)
     return [r.gram, r.rows, r.cols]
 
 

@@ -44,43 +44,6 @@ def beyond(values, limit: float) -> bool:
 
 
 @dataclass(frozen=True)
-class WeightedAverage:
-    x: np.ndarray            # [T, D] inputs
-    query: int               # index of the query row
-    products: np.ndarray     # [T, D] component products x_query[r] * x_j[r]
-    scores: np.ndarray       # [T] dot products with the query
-    shifted: np.ndarray      # scores minus their mean: sum 0, so s / sum(s) breaks
-    shifted_sum: float
-    exps: np.ndarray         # e^scores
-    exp_sum: float
-    weights: np.ndarray      # softmax(scores)
-    weights_sum: float       # 1, as softmax promises
-    output: np.ndarray       # z = sum_j weights_j x_j
-    parts: np.ndarray        # [T, D] weights_j x_j, the arrows added tip to tail
-    gram: np.ndarray         # X X^T, [T, T]
-    rows: np.ndarray         # softmax(gram, dim=-1)
-    cols: np.ndarray         # softmax(gram, dim=-2)
-    rows_sums: np.ndarray
-    cols_row_sums: np.ndarray
-
-
-def weighted_average(x, query):
-    x = np.asarray(x, float)
-    scores = x @ x[query]
-    exps = np.exp(scores)
-    weights = softmax(scores)
-    gram = dot_scores(x, x)
-    rows, cols = softmax(gram, -1), softmax(gram, -2)
-    shifted = scores - scores.mean()
-    return WeightedAverage(
-        x=x, query=query, products=x * x[query], scores=scores,
-        shifted=shifted, shifted_sum=float(shifted.sum()),
-        exps=exps, exp_sum=float(exps.sum()), weights=weights, weights_sum=float(weights.sum()),
-        output=weights @ x, parts=weights[:, None] * x, gram=gram,
-        rows=rows, cols=cols, rows_sums=rows.sum(-1), cols_row_sums=cols.sum(-1))
-
-
-@dataclass(frozen=True)
 class ScoreVariance:
     d_ks: tuple              # widths sampled
     samples: int

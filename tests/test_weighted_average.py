@@ -8,6 +8,7 @@ import dataclasses
 import math
 import random
 
+import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
@@ -25,6 +26,12 @@ def grid(out, name, values):
             out[f"{name}[{i}][{j}]"] = values[i, j].item()
 
 
+def exact_sums(products):
+    """Each row of products (torch's, rounded one by one) summed exactly and rounded once."""
+    flat = products.reshape(-1, products.shape[-1]).tolist()
+    return torch.tensor([math.fsum(row) for row in flat], dtype=torch.float64).reshape(products.shape[:-1])
+
+
 def oracle(inputs):
     """Every label the clip can draw, from torch."""
     x = torch.tensor(inputs["x"], dtype=torch.float64)
@@ -37,7 +44,7 @@ def oracle(inputs):
     grid(out, "x", x)
     products = x * x[q]
     grid(out, "products", products)
-    s = products.sum(-1)
+    s = exact_sums(products)               # the products drawn, summed exactly: 1/3·2.25 − 2.25·1/3 is 0
     grid(out, "scores", s)
     total = math.fsum(s.tolist())
     out["scores_sum[0][0]"] = total
@@ -59,7 +66,7 @@ def oracle(inputs):
     grid(out, "parts", w[:, None] * x)
     z = w @ x
     grid(out, "output", z[None, :])
-    gram = x @ x.T
+    gram = exact_sums(x[:, None, :] * x[None, :, :])
     grid(out, "gram", gram)
     for name, dim in (("softmax_rows", -1), ("softmax_cols", -2)):
         a = F.softmax(gram, dim=dim)
@@ -143,6 +150,29 @@ def test_softmax_dim_minus_2_can_sum_to_one_by_coincidence():
     built, captions = proven(x="1 0; 0 1", query=0)   # X X^T = I: both softmaxes agree
     assert [shown(built, f"softmax_cols_sums[{j}][0]") for j in range(2)] == ["1.0000", "1.0000"]
     assert "碰巧也为 1" in captions[5]
+
+
+CANCELS = "15 -89; 1/3 2.25; 1/3 67; 15 1/3; -100 -1/3; 2.25 -1/3; 5 2.25; 0.00001 99.5"   # x1 · x5 = 0
+
+
+def test_a_dot_product_that_cancels_is_drawn_as_zero(monkeypatch):
+    """x1 · x5 = 1/3·2.25 + 2.25·(−1/3) = 0: the products drawn cancel exactly, so the score and
+    X Xᵀ show 0, not a rounding's −4.163e−17 (the sweep's seed 60 found it). Planted: the dot
+    product fused as a multiply-add does it (the first product unrounded), as BLAS may."""
+    from fractions import Fraction
+    from scenes.compute import average
+    inputs = inputs_for("weighted-average", x=CANCELS, query="1")
+    built = build("weighted-average", inputs)
+    for label in ("scores[5][0]", "gram[1][5]", "gram[5][1]"):
+        assert built.value(label)["value"] == 0.0 and built.value(label)["text"].strip("0.") == ""
+    assert oracle_problems(built.manifest()["numbers"], oracle(inputs)) == []
+
+    def fused(a, b):
+        return np.array([[float(Fraction(r[0]) * Fraction(c[0]) + sum(Fraction(float(u * v)) for u, v in
+                                                                        zip(r[1:], c[1:]))) for c in b] for r in a])
+    monkeypatch.setattr(average, "dots", fused)
+    problems = oracle_problems(build("weighted-average", inputs).manifest()["numbers"], oracle(inputs))
+    assert any(p.startswith("scores[5][0] shows '−4.163e−17'") for p in problems), problems[:3]
 
 
 def test_long_tokens_are_keyed_and_tagged():

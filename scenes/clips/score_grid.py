@@ -253,8 +253,9 @@ class ScoreGrid(ClipScene):
         name = self.q_names[r.query]
         peaks = book.fmt("peak_raw", r.peak_raw), book.fmt("peak_scaled", r.peak_scaled)
         i = r.query
-        rows = [("row.scores", r.scores[i], decimals_cut_by_digits(r.scores), "q·k", style.TEXT),
-                ("row.scaled", r.scaled[i], decimals_cut_by_digits(r.scaled), "q·k/√dₖ", style.TEXT),
+        # each row is a grid of its own, at the precision its own values take (display rule 3)
+        rows = [("row.scores", r.scores[i], decimals_cut_by_digits(r.scores[i]), "q·k", style.TEXT),
+                ("row.scaled", r.scaled[i], decimals_cut_by_digits(r.scaled[i]), "q·k/√dₖ", style.TEXT),
                 ("weights_raw", r.weights_raw, 4, "softmax(q·k)", style.MUTED),
                 ("weights_scaled", r.weights_scaled, 4, "softmax(q·k/√dₖ)", style.ACCENT)]
         grids = [MatrixGrid(book, n, vals[None, :], d, row_labels=[lab], row_color=c,

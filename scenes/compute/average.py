@@ -74,9 +74,15 @@ class Lesson:
     cols_sums_one: bool      # every row of `cols` is drawn as summing to 1
 
 
+def dots(a, b) -> np.ndarray:
+    """a[i] · b[j] for every pair of rows: the products (each rounded, as drawn) summed exactly and
+    rounded once, so that 1/3·2.25 + 2.25·(−1/3) is the 0 it is, not a fused rounding's −4e−17."""
+    return np.array([[math.fsum(p) for p in row * b] for row in a[:, None, :]])
+
+
 def lesson(x, query: int) -> Lesson:
     x = np.asarray(x, float)
-    scores = x @ x[query]
+    scores = dots(x[query][None, :], x)[0]
     total = math.fsum(scores)
     case = divide_case(scores, total)
     ratios = None if total == 0 else scores / total
@@ -90,7 +96,7 @@ def lesson(x, query: int) -> Lesson:
     top = int(np.argmax(weights))
     shifted = np.array([float(s) for s in shifted_exact])
     output = weights @ x
-    gram = x @ x.T
+    gram = dots(x, x)
     rows, cols = softmax(gram, -1), softmax(gram, -2)
     cols_sums = cols.sum(-1)
     return Lesson(

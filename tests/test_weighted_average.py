@@ -175,6 +175,16 @@ def test_a_dot_product_that_cancels_is_drawn_as_zero(monkeypatch):
     assert any(p.startswith("scores[5][0] shows '−4.163e−17'") for p in problems), problems[:3]
 
 
+@pytest.mark.parametrize("seed", [60, 153, 180])
+def test_the_sweeps_cases_keep_the_contract(seed):
+    """Cases tests/sweep.py found: scores and X Xᵀ that cancel to 0 (60, 153), and step 5's α·x
+    drawn at the output's precision, fewer decimals than its own values need (180)."""
+    from test_contract import generated, proven
+    _, inputs = generated("weighted-average", seed)
+    _, problems = proven("weighted-average", inputs, lang="en" if seed % 2 else "zh")
+    assert problems == [], problems[:5]
+
+
 def test_long_tokens_are_keyed_and_tagged():
     tokens = " ".join(["注意力机制从加权平均推导"] * 8)
     built, _ = proven(x="; ".join(["100 -100"] * 4 + ["1/3 0.00001"] * 4), query=3, tokens=tokens)

@@ -210,13 +210,14 @@ class WeightedAverage(ClipScene):
     def mix(self) -> None:
         r, book = self.result, self.book
         z = book.compose("z{}", book.index("query", r.query))
-        d = decimals_cut_to_width(r.parts, r.output)
+        d = decimals_cut_to_width(r.output)          # each grid at its own precision (display rule 3)
         n = self.count("rows", len(r.x))
         pick = self.short(r.picked) if r.picked is not None else None
         case, caption, slots = mix_caption(book, r, z, pick, n, d)
         self.step(caption, **slots)
         self.clear_stage()
-        parts = self.grid("parts", r.parts, d, [book.compose("α·{}", self.short(j)) for j in range(len(r.x))])
+        parts = self.grid("parts", r.parts, decimals_cut_to_width(r.parts),
+                          [book.compose("α·{}", self.short(j)) for j in range(len(r.x))])
         total = self.grid("output", r.output[None, :], d, [z], [style.ACCENT])
         table = VGroup(parts, total).arrange(DOWN, buff=0.35, aligned_edge=RIGHT)
         wide = boards.SIDE_W if self.planar() else None

@@ -17,7 +17,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from conftest import build, inputs_for
+from conftest import exact_sums, build, inputs_for
 from contract import layout_problems, oracle_problems
 from derivations import derivation_problems, moment_problems, watched
 
@@ -76,7 +76,7 @@ def oracle(inputs):
             matrix_labels(out, name, a)
             for j in range(len(a)):     # row labels q0, k1, ... when no tokens are given
                 out[f"{name}.index[{j}]"] = j
-    scores = q @ k.T
+    scores = exact_sums(q[:, None, :] * k[None, :, :])     # torch's products, summed exactly
     d_k = q.shape[-1]
     scaled = scores / math.sqrt(d_k)
     matrix_labels(out, "scores", scores)
@@ -107,12 +107,14 @@ def oracle(inputs):
 
 
 def inputs_scores(inputs):
-    """QK^T in plain numpy float64 (the row choice must see the same float ties as the clip)."""
+    """QK^T in plain numpy float64, the products summed exactly (the row choice must see the same
+    float ties as the clip)."""
     if inputs["x"] is not None:
         q, k = np.asarray(inputs["x"]) @ inputs["wq"], np.asarray(inputs["x"]) @ inputs["wk"]
     else:
         q, k = inputs["q"], inputs["k"]
-    return np.asarray(q, float) @ np.asarray(k, float).T
+    products = np.asarray(q, float)[:, None, :] * np.asarray(k, float)[None, :, :]
+    return np.array([[math.fsum(p) for p in row] for row in products])
 
 
 def axis_names(inputs):

@@ -13,7 +13,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from conftest import assert_refused, assert_video_with_captions, build, cli, inputs_for, manifest
+from conftest import exact_sums, assert_refused, assert_video_with_captions, build, cli, inputs_for, manifest
 from contract import layout_problems, oracle_problems
 
 CLIP = "weighted-average"
@@ -24,12 +24,6 @@ def grid(out, name, values):
     for i in range(values.shape[0]):
         for j in range(values.shape[1]):
             out[f"{name}[{i}][{j}]"] = values[i, j].item()
-
-
-def exact_sums(products):
-    """Each row of products (torch's, rounded one by one) summed exactly and rounded once."""
-    flat = products.reshape(-1, products.shape[-1]).tolist()
-    return torch.tensor([math.fsum(row) for row in flat], dtype=torch.float64).reshape(products.shape[:-1])
 
 
 def oracle(inputs):

@@ -36,3 +36,13 @@ def test_whole_numbers_are_drawn_as_they_are(value):
 def test_the_spelled_out_values():
     assert [format_number(v) for v in (math.inf, -math.inf, math.nan)] == ["\u221e", MINUS + "\u221e", "NaN"]
     assert format_number(0.4223, 4) == "0.4223" and format_number(1e87, 4) == "1.000e+87"
+
+
+def test_the_oracle_check_lets_a_tie_round_either_way_and_nothing_more():
+    """A value an ulp from a decimal tie (−10523.9475 summed in torch's order is
+    −10523.947499999998) may be drawn either way; a digit off is still named."""
+    from contract_values import agrees
+    assert agrees("\u221210523.948", -10523.947499999998) and agrees("\u221210523.947", -10523.947499999998)
+    assert not agrees("\u221210523.949", -10523.947499999998)
+    assert agrees("0.3074", 0.30739649999999996) and not agrees("0.3075", 0.30739649999999996)
+    assert not agrees("20000.0001", 20000.0)

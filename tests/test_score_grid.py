@@ -61,7 +61,7 @@ def oracle(inputs):
     if inputs["x"] is not None:
         x = t64(inputs["x"])
         ws = {n: t64(inputs[n]) for n in ("wq", "wk", "wv")}
-        q, k, v = (x @ ws[n] for n in ("wq", "wk", "wv"))
+        q, k, v = (exact_sums(x[:, None, :] * ws[n].T[None, :, :]) for n in ("wq", "wk", "wv"))
         matrix_labels(out, "x", x)
         for n, w in ws.items():
             matrix_labels(out, n, w)
@@ -110,7 +110,9 @@ def inputs_scores(inputs):
     """QK^T in plain numpy float64, the products summed exactly (the row choice must see the same
     float ties as the clip)."""
     if inputs["x"] is not None:
-        q, k = np.asarray(inputs["x"]) @ inputs["wq"], np.asarray(inputs["x"]) @ inputs["wk"]
+        x = np.asarray(inputs["x"], float)
+        q, k = ([[math.fsum(x[i] * np.asarray(inputs[w], float)[:, j]) for j in range(len(inputs[w][0]))]
+                 for i in range(len(x))] for w in ("wq", "wk"))
     else:
         q, k = inputs["q"], inputs["k"]
     products = np.asarray(q, float)[:, None, :] * np.asarray(k, float)[None, :, :]

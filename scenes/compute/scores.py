@@ -36,8 +36,8 @@ def weighted_sum(weights, values):
 
 
 def project(x, w):
-    """X W: [T, D_in] . [D_in, d] -> [T, d]."""
-    return np.asarray(x, float) @ np.asarray(w, float)
+    """X W: [T, D_in] . [D_in, d] -> [T, d], each entry's products summed exactly (dot_scores)."""
+    return dot_scores(x, np.asarray(w, float).T)
 
 
 def beyond(values, limit: float) -> bool:

@@ -1,9 +1,11 @@
 """The language of the words on screen, in the script and on the presenter page.
 
-Chinese, the book's language, is the source: the scenes' own templates are the message ids
-(as gettext's msgids are). Each other language has one catalogue, the folder
-assets/lang/<lang>/, one JSON file per source module ({"中文模板": "English template"}), so
-that a clip stays one module plus its entries. A template with CJK characters and no entry
+Chinese, the book's language, is the source: its templates are the message ids (as gettext's
+msgids are). A clip's one-line captions stand in its storyboard; what the lecturer says in
+each step, and the caption parts the data chooses, are its words, assets/lang/zh/<clip>.json,
+keyed by step and case (`words("dropout")["narration"]["row.train"]`), so that a lecturer
+can edit the script without the code. Each other language has one catalogue, the folder
+assets/lang/<lang>/, one JSON file per source module ({"中文模板": "English template"}). A template with CJK characters and no entry
 is an error in that language, never shown untranslated. Numbers are formatted the same in
 every language; only the words around them change.
 
@@ -17,6 +19,7 @@ import re
 import sys
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOGUES = ROOT / "assets" / "lang"
@@ -58,6 +61,21 @@ def catalogue(lang: str) -> dict[str, str]:
     return merged
 
 
+@lru_cache(maxsize=None)
+def words(name: str) -> dict[str, Any]:
+    """A clip's words in the book's language: assets/lang/zh/NAME.json, tables of templates
+    keyed by step and case (a value may be a list of templates)."""
+    return json.loads((CATALOGUES / SOURCE / f"{name}.json").read_text("utf-8"))
+
+
+def templates(node: Any) -> list[str]:
+    """Every template in a table of words, in file order."""
+    if isinstance(node, str):
+        return [node]
+    values = node.values() if isinstance(node, dict) else node
+    return [t for value in values for t in templates(value)]
+
+
 def tr(template: str, lang: str | None = None) -> str:
     """The template in the current language. Templates without CJK (symbols, formulas,
     user labels) are the same in every language."""
@@ -87,7 +105,7 @@ def count_word(n: int) -> str | None:
 # -- the message ids: every CJK string literal of scenes/ (docstrings aside)
 def source_messages(root: Path = ROOT) -> dict[str, list[str]]:
     """module stem -> the CJK string literals it holds (what a catalogue must translate);
-    presets' titles belong to "presets"."""
+    a clip's words (assets/lang/zh/) belong to their file's stem, presets' titles to "presets"."""
     found: dict[str, list[str]] = {}
     for path in sorted((root / "scenes").rglob("*.py")):
         tree = ast.parse(path.read_text("utf-8"))
@@ -101,6 +119,10 @@ def source_messages(root: Path = ROOT) -> dict[str, list[str]]:
                 found.setdefault(path.stem, [])
                 if node.value not in found[path.stem]:
                     found[path.stem].append(node.value)
+    for path in sorted((root / "assets" / "lang" / SOURCE).glob("*.json")):
+        for text in templates(json.loads(path.read_text("utf-8"))):
+            if has_cjk(text) and text not in found.setdefault(path.stem, []):
+                found[path.stem].append(text)
     for path in sorted((root / "assets" / "presets").glob("*.json")):
         title = json.loads(path.read_text("utf-8")).get("title", "")
         if has_cjk(title):

@@ -118,8 +118,10 @@ def title_stamp(spec: Clip, quality: str, lang: str = language.SOURCE) -> str:
 
 
 def catalogue_hash(lang: str) -> str:
-    """A language's catalogue (assets/lang/LANG/), which shapes its frames as code does."""
-    return files_hash(sorted((language.CATALOGUES / lang).glob("*.json")))
+    """A language's words (the source's assets/lang/zh/ and, for another language, its own
+    catalogue assets/lang/LANG/), which shape its frames as code does."""
+    folders = dict.fromkeys((language.SOURCE, lang))
+    return files_hash([f for folder in folders for f in sorted((language.CATALOGUES / folder).glob("*.json"))])
 
 
 def fresh(out: Path, key: str, stamp: str, files: list[str]) -> bool:

@@ -1,13 +1,11 @@
 """4.2 为什么拆成查询、键和值 and 4.3 缩放因子来自点积的方差:
 Q, K, V projections, the QK^T grid and why the scores are divided by sqrt(d_k)."""
-from manim import DOWN, RIGHT, UP, FadeIn, LaggedStart, VGroup, Write
+from manim import DOWN, UP, FadeIn, LaggedStart, VGroup, Write
 
-from scenes.clips.score_grid_parts import (AREA, FULL_SCALE, MIN_SCALE, WIDTH, axis_names, first_cell,
-                                           first_scaled, lit_from, make_scaled, projection_block, role_grid,
-                                           shape_rule, variance_table)
-from scenes.clips.score_grid_words import (GIVEN_FIRST, GIVEN_MORE, GIVEN_SAYS, SAYS, SQUARE, direct_says,
-                                           projection_says, row_caption, scaled_says, scaling_says,
-                                           scores_says, w_page)
+from scenes.clips.score_grid_parts import (AREA, FULL_SCALE, MIN_SCALE, WIDTH, WORDS, axis_names, direct_says,
+                                           first_cell, first_scaled, lit_from, make_scaled, projection_block,
+                                           projection_says, role_grid, row_caption, say_scaled, scaling_says,
+                                           scores_says, shape_rule, variance_table, w_page)
 from scenes.compute import scores as compute
 from scenes.kit import derive, style
 from scenes.kit.anim import Appear
@@ -15,7 +13,7 @@ from scenes.kit.base import ClipScene
 from scenes.kit.inputs import LIMIT, InputError, integer, matrix, tokens
 from scenes.kit.clip import Clip, Option
 from scenes.kit.blocks import grouped_bars, heat_legend, over_columns, place_bars
-from scenes.kit.boards import (alone, corner, falk, fill, in_row, picked, show_product, splits,
+from scenes.kit.boards import (alone, corner, falk, fill, in_row, name_tag, picked, show_product, splits,
                                with_legend)
 from scenes.kit.columns import align_columns
 from scenes.kit.derive import Band
@@ -25,15 +23,14 @@ from scenes.kit.options import abbreviations, beside_or_apart, needs, optional, 
 from scenes.kit.page import Area, Page, phrase, plan, said, turn
 from scenes.kit.style import decimals_cut_by_digits
 
-ROLES = (("q", "wq", "Q", "W_Q", style.QUERY), ("k", "wk", "K", "W_K", style.KEY),
-         ("v", "wv", "V", "W_V", style.VALUE))
+ROLES = {"Q": style.QUERY, "K": style.KEY, "V": style.VALUE}
 RULE_Y = 2.85       # the shape rule of step 1, under the title
+SAYS = WORDS["says"]        # step 1's caption for each role
 
 
 def rules(raw: dict) -> dict:
     """X with W_Q, W_K, W_V; or Q, K (and V) directly."""
-    direct = raw.get("q") is not None or raw.get("k") is not None
-    if direct:
+    if raw.get("q") is not None or raw.get("k") is not None:      # Q, K (and V) given directly
         for name in ("q", "k"):
             if raw.get(name) is None:
                 raise InputError(name, "", "give --q and --k together (or --x with --wq/--wk/--wv)")
@@ -88,8 +85,7 @@ class ScoreGrid(ClipScene):
 
     def compute(self):
         i = self.inputs
-        r = compute.score_grid(q=i["q"], k=i["k"], v=i["v"], x=i["x"], wq=i["wq"], wk=i["wk"],
-                               wv=i["wv"], seed=i["seed"])
+        r = compute.score_grid(**{n: i[n] for n in ("q", "k", "v", "x", "wq", "wk", "wv", "seed")})
         self.q_names = axis_names(self.book, i["tokens"], "q", len(r.q))
         self.k_names = axis_names(self.book, i["tokens"], "k", len(r.k))
         return r
@@ -107,8 +103,8 @@ class ScoreGrid(ClipScene):
     def roles(self):
         """(values, W or None, name, W name, colour) for Q, K and V where present."""
         r = self.result
-        return [(getattr(r, a), getattr(r, w), n, wn, c) for a, w, n, wn, c in ROLES
-                if getattr(r, a) is not None]
+        return [(getattr(r, n.lower()), getattr(r, "w" + n.lower()), n, "W_" + n, c) for n, c in ROLES.items()
+                if getattr(r, n.lower()) is not None]
 
     # -- step 1: projections, or Q, K (V) as given
     def projections(self):
@@ -144,10 +140,7 @@ class ScoreGrid(ClipScene):
                  for vals, _, n, _, c in self.roles()]
         names = [n for _, _, n, _, _ in self.roles()]
         run_names = lambda run: [names[grids.index(g)] for g in run]
-        described = lambda run: [book.compose(GIVEN_SAYS[n]) for n in run_names(run)]
-        more = lambda run: phrase(GIVEN_MORE[len(run)], **dict(zip(("first", "second"), described(run))))
-        options = [[Page(said(phrase(GIVEN_FIRST[len(names)]) if n == 0 else more(run),
-                              direct_says(book, self.result, run_names(run), n == 0)), in_row(run))
+        options = [[Page(direct_says(book, self.result, run_names(run), n == 0), in_row(run))
                     for n, run in enumerate(runs)]
                    for runs in splits(grids, WIDTH, 5.9, 0.6, MIN_SCALE)]
         turn(self, plan(book, options, AREA, [MIN_SCALE] * len(options)), AREA,
@@ -174,13 +167,10 @@ class ScoreGrid(ClipScene):
 
     def fill_scores(self):
         r, book = self.result, self.book
-        caption = said(phrase(SQUARE[r.scores.shape[0] == r.scores.shape[1]]),
-                       scores_says(book, r, self.q_names[0], self.k_names[0]))
+        caption = scores_says(book, r, self.q_names[0], self.k_names[0])
         grid, bar, labels = self.score_heat("scores", r.scores, r.scores_range)
         head = book.math(r"S_{ij} = q_i \cdot k_j = \sum_r q_{i,r}\, k_{j,r}", size=36)
-        tag = VGroup(book.math(r"QK^\top", color=style.ACCENT),
-                     book.label(book.coords("scores.shape", r.scores.shape), size=style.LABEL_SIZE,
-                                color=style.ACCENT)).arrange(RIGHT, buff=0.15)
+        tag = name_tag(book, r"QK^\top", "scores", r.scores.shape, style.ACCENT)
         first = first_cell(book, r, grid)
         band = Band([first])
 
@@ -244,8 +234,7 @@ class ScoreGrid(ClipScene):
             return
         self.play(Write(mob[0]))
         if make_scaled(self, mob, left, made, band):
-            template, slots, named = scaled_says(self.book, self.result, made)
-            self.narrate(template, *slots, **named)
+            say_scaled(self, self.result, made)
 
     # -- step 4: one row with and without scaling
     def one_row(self):

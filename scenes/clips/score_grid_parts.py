@@ -1,19 +1,25 @@
 """Builders for the score-grid clip: its role grids and projection blocks (kit/boards.py: named grids,
-W above its product), the variance table and the numbers made in front of the viewer (pages:
-scenes/kit/page.py; legends and bars: scenes/kit/blocks.py). Numbers only through the NumberBook."""
+W above its product), the variance table, the numbers made in front of the viewer (pages: kit/page.py;
+legends and bars: kit/blocks.py) and the words the data chooses (the book's sentences, their numbers in
+named slots: assets/lang/zh/score_grid.json). Numbers only through the NumberBook."""
 from __future__ import annotations
+
+from typing import Sequence
 
 from manim import DOWN, RIGHT, UP, Mobject, VGroup
 
-from scenes.kit import boards, derive, expressions as ex, style
+from scenes.kit import boards, derive, expressions as ex, lang, style
 from scenes.kit.anim import Appear
 from scenes.kit.derive import Band
 from scenes.kit.expressions import Derivation, Term
 from scenes.kit.grids import MatrixGrid
 from scenes.kit.numbers import NumberBook, Shown
-from scenes.kit.page import Area
+from scenes.kit.page import Area, Said, join, named, phrase, said
 from scenes.kit.style import decimals_cut_by_digits
 
+WORDS = lang.words("score_grid")
+NARRATION, ROW_CAPTIONS, SQUARE = WORDS["narration"], WORDS["row_captions"], WORDS["square"]
+GIVEN_SAYS, GIVEN_FIRST, GIVEN_MORE = WORDS["given_says"], WORDS["given_first"], WORDS["given_more"]
 MIN_SCALE = 0.6      # keeps every number above the contract's least height
 FULL_SCALE = 0.8     # below this, long column labels are abbreviated (the rows keep them whole)
 WIDTH = 13.2         # the width a drawing may take
@@ -92,3 +98,113 @@ def lit_from(first: Derivation, grid: MatrixGrid) -> Derivation:
     for t in first.terms():
         t.at = grid.row_labels[0] if t.label.startswith("q") else grid.col_labels[0]
     return first
+
+
+# ---------------------------------------------------------------- the words the data chooses
+def row_case(r, peaks) -> str:
+    """What the compared row shows: one key, d_k = 1, a flat row, peaks equal as drawn, or sharper."""
+    if len(r.k) == 1:
+        return "one_key"
+    if r.d_k == 1:
+        return "dk_one"
+    if r.query_flat:
+        return "flat"
+    return "peaks_equal" if str(peaks[0]) == str(peaks[1]) else "sharper"
+
+
+def row_caption(book: NumberBook, r, name: Shown, peaks) -> Said:
+    """What this row shows, chosen by the data (and by the texts drawn), with its narration."""
+    case = row_case(r, peaks)
+    slots = dict(query=name, d_k=book.index("d_k", r.d_k), peak=peaks[0], raw=peaks[0], scaled=peaks[1])
+    caption, says = ROW_CAPTIONS[case], NARRATION["row." + case]
+    return said(phrase(caption, **named(caption, slots)), phrase(says, **named(says, slots)))
+
+
+def w_page(book: NumberBook, r, name: str) -> Said:
+    """W_Q, W_K or W_V shown alone: its caption and narration, with this input's widths."""
+    d_in, d_k = sizes(book, "wq", r.wq)
+    d_v = book.index("wv.shape[1]", r.wv.shape[1])
+    if name == "Q":
+        return said(phrase("W_Q 把每行从 D_in = {d_in} 维投影到 dₖ = {d_k} 维。", d_in=d_in, d_k=d_k),
+                    phrase(NARRATION["w.Q"], d_in=d_in, d_k=d_k))
+    if name == "K":
+        return said(phrase("W_K 与 W_Q 同形：键与查询一样宽（dₖ = {}），才能做点积。", d_k),
+                    phrase(NARRATION["w.K"], book.index("wk.shape[1]", r.wk.shape[1])))
+    if r.wv.shape[1] == r.wq.shape[1]:
+        return said(phrase("W_V 把每行投影到 d_v = {} 维：本例与 dₖ 相同，一般定义中两者可以不同。", d_v),
+                    phrase(NARRATION["w.V.same"], d_v))
+    return said(phrase("W_V 把每行投影到 d_v = {d_v} 维：值的宽度可以与 dₖ = {d_k} 不同。", d_v=d_v, d_k=d_k),
+                phrase(NARRATION["w.V.diff"], d_v=d_v, d_k=book.index("d_k", r.d_k)))
+
+
+def sizes(book: NumberBook, name: str, values) -> list[Shown]:
+    """Rows and width of a drawn matrix (the same records as its shape tag)."""
+    return [book.index(f"{name}.shape[{a}]", values.shape[a]) for a in (0, 1)]
+
+
+def projection_says(book: NumberBook, r, page: str) -> tuple:
+    """Step 1 from X: 'all' (one board), 'x' (X alone), 'first' (X and Q), or a role 'Q', 'K', 'V'
+    (its product; W alone: w_page)."""
+    d_k, d_v = book.index("q.shape[1]", r.q.shape[1]), book.index("v.shape[1]", r.v.shape[1])
+    if page in ("all", "x"):
+        rows, d_in = sizes(book, "x", r.x)
+        return (phrase(NARRATION["proj.all"], rows=rows, d_in=d_in, d_k=d_k, d_v=d_v) if page == "all"
+                else phrase(NARRATION["proj.x"], rows=rows, d_in=d_in))
+    if page == "first":
+        return join(phrase(NARRATION["proj.first"]), projection_says(book, r, "Q"))
+    rows, width = sizes(book, page.lower(), getattr(r, page.lower()))
+    return phrase(NARRATION["role." + page], rows=rows, width=width)
+
+
+def direct_says(book: NumberBook, r, names: Sequence[str], first: bool) -> Said:
+    """Step 1 with Q, K (V) given: the caption of the page holding these grids (a later page holds one or
+    two) and what is said, after the opening on the first page."""
+    given = "qkv" if r.v is not None else "qk"
+    described = dict(zip(("first", "second"), (book.compose(GIVEN_SAYS[n]) for n in names)))
+    caption = phrase(GIVEN_FIRST[given]) if first else phrase(GIVEN_MORE[str(len(names))], **described)
+    pieces = [phrase(NARRATION["direct.intro." + given])] if first else []
+    for name in names:
+        key = "direct.K.rows" if name == "K" and len(r.k) != len(r.q) else "direct." + name
+        rows, width = sizes(book, name.lower(), getattr(r, name.lower()))
+        pieces.append(phrase(NARRATION[key], rows=rows, width=width))
+    if len(names) == 1:
+        pieces.append(phrase(NARRATION["direct." + names[0] + ".more"]))
+    return said(caption, join(*pieces))
+
+
+def scores_says(book: NumberBook, r, query: Shown, key: Shown) -> Said:
+    """Step 2: QK^T's shape; the loop it replaces, what a cell is, the first one made, the axes and range."""
+    low, high = (book.fmt(f"scores_legend.{end}", v, decimals_cut_by_digits(r.scores))
+                 for end, v in zip(("low", "high"), r.scores_range))
+    dot = phrase(NARRATION["scores.dot.one" if r.d_k == 1 else "scores.dot"], book.index("d_k", r.d_k))
+    rows, cols = sizes(book, "scores", r.scores)
+    says = NARRATION["scores.grid.flat" if r.scores_flat else "scores.grid"]      # one colour, or a range
+    grid = phrase(says, **named(says, dict(rows=rows, cols=cols, score=low, low=low, high=high)))
+    first = phrase(NARRATION["scores.first"], query=query, key=key,
+                   score=book.fmt("scores[0][0]", r.scores[0, 0], decimals_cut_by_digits(r.scores)))
+    shape = "square" if r.scores.shape[0] == r.scores.shape[1] else "oblong"
+    return said(phrase(SQUARE[shape]), join(phrase(NARRATION["scores.loop"]), dot, first, grid))
+
+
+def scaling_says(book: NumberBook, r, page: str) -> tuple:
+    """Step 3: 'one' (table and scaled grid on one board), 'table' or 'grid' (two boards)."""
+    v, own = r.variance, r.own
+    d_k, scale = book.index("d_k", r.d_k), book.fmt("scale", r.scale)
+    var = book.fmt(f"variance.var[{own}][0]", v.var[own], 4)
+    var_scaled = book.fmt(f"variance.var_scaled[{own}][0]", v.var_scaled[own], 4)
+    unit = "unit" if r.d_k == 1 else "wide"
+    if page == "grid":
+        return phrase(NARRATION["scale.grid." + unit], d_k=d_k, scale=scale)
+    why = phrase(NARRATION["scale.why"], samples=book.index("variance.samples", v.samples), d_k=d_k, var=var)
+    if page == "table":
+        return join(why, phrase(NARRATION["scale.table.end"]))
+    return join(why, phrase(NARRATION["scale.one." + unit], scale=scale, var=var_scaled))
+
+
+def say_scaled(scene, r, made: Derivation) -> None:
+    """Step 3, while the first scaled score is made: the division (its score, divisor and result as the
+    band shows them), or that dividing by one changes nothing."""
+    score, scale, scaled = (scene.book.fmt(t.label, t.value, t.decimals)
+                            for t in (*made.terms(), made.result))
+    scene.narrate(NARRATION["scale.first." + ("unit" if r.d_k == 1 else "wide")], score=score, scale=scale,
+                  scaled=scaled)

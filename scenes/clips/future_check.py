@@ -4,9 +4,8 @@ must be off or share one mask; the check tests behaviour, not the triangle pictu
 from manim import DOWN, LEFT, UP, Create, FadeIn, VGroup
 
 from scenes.clips import future_check_parts as parts
-from scenes.clips.future_check_parts import NARRATION
 from scenes.compute import future as compute
-from scenes.kit import bars, pictures, style
+from scenes.kit import bars, lang, pictures, style
 from scenes.kit.anim import Appear
 from scenes.kit.base import ClipScene
 from scenes.kit.pictures import SMALL, Board
@@ -21,6 +20,9 @@ from scenes.kit.exact import zero_or
 
 LIMITS = {"B": (1, 2), "T": (2, 8), "D": (1, 12)}   # small enough to draw every position
 MAX_DELTA = 100.0
+# What the lecturer says in each step (the caption is its one-line summary), keyed by the case the
+# data chose; its slots ({prefix}, or {} where a sentence has one) are filled by the book.
+NARRATION = lang.words("future_check")["narration"]
 
 
 def rules(raw: dict) -> dict:
@@ -110,17 +112,15 @@ class FutureCheck(ClipScene):
         worst = change(book, f"{name}.prefix_max", run.prefix_max, style.BODY_SIZE)
         slots = {"heads": book.index("heads", r.heads), "prefix": self.prefix(),
                  "prefix_max": slot(book, f"{name}.prefix_max", run.prefix_max)}
-        if on and run.prefix_max == 0:
-            tell(self, "两次都经过因果多头注意力（H = {heads}）：\n前 {prefix} 个位置的输出逐项相同，"
-                 "最大前缀差恰为 {prefix_max}。", NARRATION["on.same"], **slots)
-        elif on:
-            tell(self, "两次都经过因果多头注意力（H = {heads}）：\n前 {prefix} 个位置的输出变了，最大前缀差为 {prefix_max}，"
-                 "因果限制有漏洞。", NARRATION["on.leak"], **slots)
+        if on:
+            tell(self, "两次都经过因果多头注意力（H = {heads}）：\n前 {prefix} 个位置的输出逐项相同，最大前缀差恰为 {prefix_max}。"
+                 if run.prefix_max == 0 else
+                 "两次都经过因果多头注意力（H = {heads}）：\n前 {prefix} 个位置的输出变了，最大前缀差为 {prefix_max}，因果限制有漏洞。",
+                 NARRATION["on.same" if run.prefix_max == 0 else "on.leak"], **slots)
         else:
             caption = ("关掉掩码再做一次：前 {prefix} 个位置的输出跟着未来一起变，最大变化为 {prefix_max}。"
                        if run.prefix_max > 0 else
-                       "关掉掩码再做一次：这组输入下前 {prefix} 个位置的输出碰巧没变（最大变化 {prefix_max}），"
-                       "看不出掩码的作用。")
+                       "关掉掩码再做一次：这组输入下前 {prefix} 个位置的输出碰巧没变（最大变化 {prefix_max}），看不出掩码的作用。")
             self.step(caption, **named(caption, slots))
             self.narrate(NARRATION["off.moved" if run.prefix_max > 0 else "off.same"], slots["prefix_max"])
         self.clear_stage()
@@ -135,12 +135,11 @@ class FutureCheck(ClipScene):
         gap = float(run.change[b, t])
         zoom = two_runs(book, title, ("y", "y′"), (f"{name}.y[{b}][{t}]", f"{name}.y2[{b}][{t}]"),
                         run.y[b, t], run.y2[b, t], gap, f"{name}.change[{b}][{t}]")
-        said = NARRATION["made.moved" if gap > 0 else "made.same"]
-        self.narrate(said, **named(said, {
-            **where, "feature": book.index(f"feature[{c}]", c),
-            "change": slot(book, f"{name}.change[{b}][{t}]", gap),
-            "before": book.fmt(f"{name}.y[{b}][{t}][{c}]", run.y[b, t, c]),
-            "after": book.fmt(f"{name}.y2[{b}][{t}][{c}]", run.y2[b, t, c])}))
+        self.narrate(NARRATION["made.moved" if gap > 0 else "made.same"], **where,
+                     feature=book.index(f"feature[{c}]", c),
+                     change=slot(book, f"{name}.change[{b}][{t}]", gap),
+                     before=book.fmt(f"{name}.y[{b}][{t}][{c}]", run.y[b, t, c]),
+                     after=book.fmt(f"{name}.y2[{b}][{t}][{c}]", run.y2[b, t, c]))
         mode = "因果掩码开 · 前缀最大差" if on else "因果掩码关 · 前缀最大差"
         words = note(book, mode, color=style.TEXT, size=style.BODY_SIZE)
         worked_board(self, board, zoom, words, worst, parts.change_made(book, board, zoom, b, t, c))
@@ -151,12 +150,10 @@ class FutureCheck(ClipScene):
         slots = {"prefix": self.prefix(), "future": self.future(),
                  "future_grad": slot(book, "future_grad", r.future_grad),
                  "future_grad_off": slot(book, "future_grad_off", r.future_grad_off)}
-        if r.future_grad == 0:
-            tell(self, "梯度检查：损失 L 只取前 {prefix} 个位置的输出；它对后 {future} 个位置输入的梯度恰为 {future_grad}。",
-                 NARRATION["grad.zero"], **slots)
-        else:
-            tell(self, "梯度检查：损失 L 只取前 {prefix} 个位置的输出；它对后 {future} 个位置输入的梯度却有 {future_grad}。",
-                 NARRATION["grad.leak"], **slots)
+        tell(self, "梯度检查：损失 L 只取前 {prefix} 个位置的输出；它对后 {future} 个位置输入的梯度恰为 {future_grad}。"
+             if r.future_grad == 0 else
+             "梯度检查：损失 L 只取前 {prefix} 个位置的输出；它对后 {future} 个位置输入的梯度却有 {future_grad}。",
+             NARRATION["grad.zero" if r.future_grad == 0 else "grad.leak"], **slots)
         self.clear_stage()
         loss = note(book, "L = 前 {prefix} 个位置输出的平方和 = {loss}（掩码开）", prefix=self.prefix(),
                     loss=book.fmt("loss", r.loss), color=style.TEXT, size=style.BODY_SIZE)
@@ -181,12 +178,11 @@ class FutureCheck(ClipScene):
         if r.p == 0:
             self.step("dropout 的 p = {}：不丢弃任何项，两次运行本就相同；\np 大于零时，检查要关掉 dropout 或共用一个掩码。", p)
             self.narrate(NARRATION["dropout.off"], p)
-        elif r.drop_noise > 0:
-            tell(self, "打开 dropout（p = {p}）：不扰动时两次输出也相差 {noise}；\n共用一个掩码（同一 seed）时差为 {shared}。",
-                 NARRATION["dropout.on"], **slots)
         else:
-            tell(self, "打开 dropout（p = {p}）：这两个掩码在前缀上恰好相同，差为 {noise}；"
-                 "\n一般两次的掩码不同，所以检查时要关掉 dropout 或共用掩码。", NARRATION["dropout.same"], **slots)
+            tell(self, "打开 dropout（p = {p}）：不扰动时两次输出也相差 {noise}；\n共用一个掩码（同一 seed）时差为 {shared}。"
+                 if r.drop_noise > 0 else
+                 "打开 dropout（p = {p}）：这两个掩码在前缀上恰好相同，差为 {noise}；\n一般两次的掩码不同，所以检查时要关掉 dropout 或共用掩码。",
+                 NARRATION["dropout.on" if r.drop_noise > 0 else "dropout.same"], **slots)
         self.clear_stage()
         rows = [[note(book, "训练模式，两次运行"), note(book, "前缀最大差")],
                 [note(book, "两个掩码 · 不扰动", color=style.TEXT), noise],
@@ -204,15 +200,10 @@ class FutureCheck(ClipScene):
         r, book = self.result, self.book
         bug = change(book, "bug.prefix_max", r.bug.prefix_max)
         worst = slot(book, "bug.prefix_max", r.bug.prefix_max)
-        if r.bug.prefix_max > 0:
-            self.step("只看权重是否呈三角形不够：错误合并的权重同样是三角形，改未来后前缀输出却变了 {}。"
-                      "检查的是行为，不是图。", worst)
-        elif r.heads == 1:
-            self.step("只有一个头时，错误合并与正确合并相同，前缀差也是 {}；\n但权重图挡不住别处的泄漏：检查的是行为，不是图。",
-                      worst)
-        else:
-            self.step("错误合并这一次没有改变前缀输出（差 {}）；权重图本身说明不了行为：检查的是行为，不是图。", worst)
         case = "leak" if r.bug.prefix_max > 0 else "one" if r.heads == 1 else "same"
+        self.step({"leak": "只看权重是否呈三角形不够：错误合并的权重同样是三角形，改未来后前缀输出却变了 {}。检查的是行为，不是图。",
+                   "one": "只有一个头时，错误合并与正确合并相同，前缀差也是 {}；\n但权重图挡不住别处的泄漏：检查的是行为，不是图。",
+                   "same": "错误合并这一次没有改变前缀输出（差 {}）；权重图本身说明不了行为：检查的是行为，不是图。"}[case], worst)
         self.narrate(NARRATION["behaviour." + case], worst)
         self.clear_stage()
         pic = pictures.picture(pictures.weight_colors(r.weights), room=2.8, most=0.9)
@@ -225,8 +216,7 @@ class FutureCheck(ClipScene):
                 [note(book, "正确合并：先转置回来再 reshape", color=style.TEXT),
                  change(book, "on.prefix_max", r.on.prefix_max)],
                 [note(book, "错误合并：直接 reshape", color=style.TEXT), bug]]
-        verdict = ("权重图相同，行为不同：改未来输入直接检验因果性" if r.bug.prefix_max > 0 else
-                   "只有一个头：两种合并本就相同，都通过" if r.heads == 1 else
-                   "两种实现这一次都通过了：检验的是行为本身")
+        verdict = {"leak": "权重图相同，行为不同：改未来输入直接检验因果性", "one": "只有一个头：两种合并本就相同，都通过",
+                   "same": "两种实现这一次都通过了：检验的是行为本身"}[case]
         right = VGroup(table(rows), note(book, verdict, color=style.ACCENT, size=style.BODY_SIZE))
         in_turn(self, panels(left, right.arrange(DOWN, buff=0.5, aligned_edge=LEFT), split=0.4, top=False))

@@ -3,11 +3,10 @@ the post-softmax route, the masked diagonal, the causality check and the cache v
 from manim import LEFT, ORIGIN, Write
 
 from scenes.clips.causal_mask_five import five_steps
-from scenes.clips.causal_mask_parts import (AREA, cache_grids, diagonal_words, formula, mask_case, mask_say,
-                                            route_grids, route_note, route_words, said,
+from scenes.clips.causal_mask_parts import (AREA, WORDS, cache_grids, diagonal_words, formula, mask_case,
+                                            mask_say, route_grids, route_note, route_words, said,
                                             shrink_words)
 from scenes.clips.causal_mask_check import changed_inputs, check_note, check_say
-from scenes.clips.causal_mask_words import CACHE, CHECK, DIAGONAL_HEAD, MASK, ROUTE, ROUTE_NONE, VERDICT
 from scenes.compute import masking as compute, provenance
 from scenes.kit import style
 from scenes.kit.anim import Appear
@@ -139,7 +138,7 @@ class CausalMask(ClipScene):
         diagonal = self.inputs["diagonal"]
         triu = book.index("triu_diagonal", diagonal + self.inputs["cached"]) if causal else None
         head = book.compose("M：triu(diagonal={}) 标出的位置为 −∞", triu) if causal else "掩码关闭：M 全为零"
-        whole, alone = MASK[case]
+        whole, alone = WORDS["mask"][case]
         self.mask_pages(phrase(whole, **slots), phrase(alone, **slots), head, r.steps, "",
                         mask_say(case, diagonal, triu, slots), top=formula(book, self.inputs["scale"]))
 
@@ -150,7 +149,8 @@ class CausalMask(ClipScene):
         if not r.steps.hides_any:        # nothing to zero: the two routes are one
             page = row_of([probs, sums], buff=0.15)
             say = said("route.none" if self.inputs["causal"] else "route.none.open")
-            only = Page(phrase(ROUTE_NONE[self.inputs["causal"]]), page, [[Appear(page)]], [say])
+            none = WORDS["route_none"]["causal" if self.inputs["causal"] else "open"]
+            only = Page(phrase(none), page, [[Appear(page)]], [say])
             return turn(self, [only], AREA)
         (cut, shrink), (route, tail) = shrink_words(book, r.shrink_case), route_words(book, r)
         intro = [said("route.intro"), said(shrink)]
@@ -159,13 +159,14 @@ class CausalMask(ClipScene):
         bottom = beside_or_below(renorm, note, edge=ORIGIN)
         alone, zeroed_alone = top.apart()
         shown = [[Appear(probs)], [Appear(link), Appear(right)]]
-        last = self.page(phrase(ROUTE["end"], route=route), bottom, [[Appear(renorm)], [Appear(note)]], tail)
+        last = self.page(phrase("{route}。", route=route), bottom, [[Appear(renorm)], [Appear(note)]], tail)
         options = [
-            [self.page(phrase(ROUTE["both"], cut=cut, route=route), below(top, bottom, gap=0.5, edge=LEFT),
-                       shown + [[Appear(renorm)], [Appear(note)]], intro + tail)],
-            [self.page(phrase(ROUTE["start"], cut=cut), top, shown, intro), last],
-            [self.page(phrase(ROUTE["p"]), alone, [[Appear(probs)]], [said("route.p")]),
-             self.page(phrase(ROUTE["zero"], cut=cut), zeroed_alone, [[Appear(right)]],
+            [self.page(phrase("另一条路：先 softmax 再把未来置零，{cut}；{route}。", cut=cut, route=route),
+                       below(top, bottom, gap=0.5, edge=LEFT), shown + [[Appear(renorm)], [Appear(note)]],
+                       intro + tail)],
+            [self.page(phrase("另一条路：先 softmax 再把未来置零，{cut}。", cut=cut), top, shown, intro), last],
+            [self.page(phrase("另一条路：先对全部的键做 softmax，得到 P。"), alone, [[Appear(probs)]], [said("route.p")]),
+             self.page(phrase("再把未来置零，{cut}。", cut=cut), zeroed_alone, [[Appear(right)]],
                        [said("route.zero"), intro[1]]),
              last]]
         turn(self, plan(book, options, AREA), AREA)
@@ -175,7 +176,7 @@ class CausalMask(ClipScene):
         d = r.variant_diagonal
         says, slots, case = diagonal_words(book, r, causal)
         triu = book.index("variant_triu", d + self.inputs["cached"])
-        head = book.compose(DIAGONAL_HEAD[d], triu)
+        head = book.compose(WORDS["diagonal_head"][str(d)], triu)
         note = book.label("整行都是 −∞ 时，普通 softmax 得到 NaN：检查每行是否还留有可见的键。",
                           size=style.LABEL_SIZE, color=style.MUTED)
         alone = (phrase("A = softmax(S + M)：第 {} 行没有可见的键，得到 NaN。", slots["row"])
@@ -186,8 +187,8 @@ class CausalMask(ClipScene):
 
     def causality_check(self):
         r, book, t = self.result, self.book, self.result.track
-        verdict = book.compose(VERDICT[(r.verdict_on[t], r.verdict_off[t])], self.qname())
-        caption = phrase(CHECK["whole"], verdict)
+        verdict = book.compose(WORDS["verdict"][r.verdict_on[t]][r.verdict_off[t]], self.qname())
+        caption = phrase("因果性检查：只改 K、V 的最后一行；{}。", verdict)
         row, ch = r.changed_row, r.check_on
         changed = book.index("changed_row", row)
         by = book.fmt("delta", r.delta, style.decimals_for([r.delta]))
@@ -212,7 +213,7 @@ class CausalMask(ClipScene):
         found = check_say(self, changed)
         ask = [said("check.ask"), said("check.change", row=changed, delta=by)]
         inputs = Page(caption, left, [[Appear(left)]], ask + [said("check.rule")])
-        after = phrase(CHECK["after"], verdict)
+        after = phrase("只有最后一行变了：{}。", verdict)
         # One page; or the inputs on a page of their own, the outputs stacked or beside, or on two pages.
         options = [
             [self.page(caption, by_column(left, shifts, z, note),
@@ -226,7 +227,7 @@ class CausalMask(ClipScene):
     def cache_view(self):
         book, c, d = self.book, self.result.cache, self.inputs["diagonal"]
         n_c, first = book.index("cached", c.cached), book.index("cache_visible[0]", c.visible[0])
-        self.step(CACHE[self.inputs["causal"]], cached=n_c, seen=first)
+        self.step(WORDS["cache"]["causal" if self.inputs["causal"] else "open"], cached=n_c, seen=first)
         view = said(f"cache.diag{d}" if c.hides_any else "cache.full",
                     allowed=book.index("allowed_legend", 1), cached=n_c, seen=first)
         for template, slots, named in [view] if self.inputs["causal"] else [said("cache.open"), view]:

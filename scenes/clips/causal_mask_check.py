@@ -3,8 +3,7 @@ sentences), the note beside the outputs, and K′ and V′ with the changed row 
 of the scene (its result, book and names), chosen by the data."""
 from manim import VGroup
 
-from scenes.clips.causal_mask_parts import input_grid, said
-from scenes.clips.causal_mask_words import FLAT
+from scenes.clips.causal_mask_parts import WORDS, input_grid, said
 from scenes.kit import style
 from scenes.kit.blocks import row_of, stack
 from scenes.kit.marked import line, stand_ins
@@ -42,8 +41,7 @@ def check_note(scene) -> VGroup:
     flat = [r.verdict_on[t] == "same" and r.sees_changed, r.verdict_off[t] == "same"]
     if any(flat):
         where = "both" if all(flat) else "on" if flat[0] else "off"
-        lines.append(book.text(FLAT[where],
-                               scene.qname(), size=style.LABEL_SIZE, color=style.MUTED))
+        lines.append(book.text(WORDS["flat"][where], scene.qname(), size=style.LABEL_SIZE, color=style.MUTED))
     return stack(*lines, buff=0.15) if lines else VGroup()
 
 

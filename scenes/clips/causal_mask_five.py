@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from manim import RIGHT, VGroup
 
-from scenes.clips.causal_mask_parts import AREA, NARROW, input_grid, said
-from scenes.clips.causal_mask_words import FIVE, WORK
+from scenes.clips.causal_mask_parts import AREA, NARROW, WORDS, input_grid, said
 from scenes.kit import derive, expressions as ex, style
 from scenes.kit.anim import Appear
 from scenes.kit.arrange import below, beside, whole_or_halves
@@ -21,6 +20,9 @@ from scenes.kit.numbers import NumberBook, Shown
 from scenes.kit.page import Page, fits, phrase
 
 WITH_INPUTS = 0.75  # K and V stand beside the five-step table while it keeps this scale
+# the worked weight with no visible key or one, an output with none, said in their place
+# (scenes/kit/derive.py said_as); then the number
+WORK = WORDS["work"]
 
 
 def five_blocks(book: NumberBook, r, inputs: dict, qname: Shown, qindex: Shown) -> tuple:
@@ -196,4 +198,5 @@ def five_steps(scene) -> list[Page]:
     """Step 1's pages: the table and the output on one board, or on two."""
     i = scene.inputs
     five = FiveSteps(scene)
-    return five.pages(phrase(FIVE[(i["scale"], i["causal"])], scene.qname()), five_say(scene, five.divisor))
+    caption = WORDS["five"]["scale" if i["scale"] else "raw"]["causal" if i["causal"] else "open"]
+    return five.pages(phrase(caption, scene.qname()), five_say(scene, five.divisor))

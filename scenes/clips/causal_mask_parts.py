@@ -7,10 +7,8 @@ from __future__ import annotations
 
 from manim import DOWN, LEFT, Mobject, VGroup
 
-from scenes.clips.causal_mask_words import (DIAGONAL, LEGEND, NARRATION, ROUTE_NAN, ROUTE_NOTE,
-                                            ROUTE_NOTE_REST, ROUTE_WORDS, SHRINK)
 from scenes.compute import masking as compute
-from scenes.kit import style
+from scenes.kit import lang, style
 from scenes.kit.grids import MatrixGrid
 from scenes.kit.marked import column, grid
 from scenes.kit.numbers import NumberBook, Shown
@@ -18,6 +16,11 @@ from scenes.kit.page import Area, phrase
 
 AREA = Area(width=13.0, height=5.6, most=1.35)   # a step's board; small layouts grow at most 1.35x
 NARROW = 4             # a query or output at most this wide is written out in a line
+
+# The clip's words (assets/lang/zh/causal_mask.json): its narration, keyed by step and case (a step
+# says a few keys, one narrate() each), and the caption parts the data chooses, keyed by case
+WORDS = lang.words("causal_mask")
+NARRATION = WORDS["narration"]
 
 
 def input_grid(book: NumberBook, name: str, label: str, values, color: str, names,
@@ -48,7 +51,7 @@ def cache_grids(book: NumberBook, c, diagonal: int, n_c: Shown, first: Shown) ->
     for j in range(c.cached):
         cached.col_labels[j].set_color(style.MUTED)
     cached.frame_row(0, style.TRACK)
-    legend = book.text(LEGEND[c.hides_any],
+    legend = book.text(WORDS["legend"]["hides" if c.hides_any else "none"],
                        book.index("allowed_legend", 1), size=style.LABEL_SIZE, color=style.MUTED)
     return fresh, cached, legend
 
@@ -58,7 +61,7 @@ def shrink_words(book: NumberBook, case: str) -> tuple[Shown, str]:
     """What zeroing the future does to the row sums, as this input has it (some row is hidden; case:
     the lesson's shrink_case): the words, and the key of the sentence that says it."""
     key = "shrink." + ("none" if case == "underflow" else case)
-    return book.compose(SHRINK[case], one=book.const(1)), key
+    return book.compose(WORDS["shrink"][case], one=book.const(1)), key
 
 
 def rows_words(book: NumberBook, rows) -> Shown:
@@ -71,18 +74,18 @@ def rows_words(book: NumberBook, rows) -> Shown:
 def route_words(book: NumberBook, r) -> tuple[Shown, list[tuple]]:
     """How the renormalised rows compare with the −∞ route: the caption's words, and step 3's
     last sentences (the same, the rows NaN on both ({nan}), why the book masks first)."""
-    nan = (book.compose(ROUTE_NAN, book.index("nan_row", r.nan_rows[0])) if len(r.nan_rows)
+    nan = (book.compose(WORDS["route_nan"], book.index("nan_row", r.nan_rows[0])) if len(r.nan_rows)
            else book.compose(""))
     agreement = compute.route_agreement(r.route_gap)
     if len(r.post.underflow_rows):
         rows = rows_words(book, r.post.underflow_rows)
-        words = book.compose(ROUTE_WORDS["underflow"], rows)
+        words = book.compose(WORDS["route_words"]["underflow"], rows)
         part = said("route.underflow", rows=rows, nan=nan)
     elif agreement == "lost":
         gap = book.fmt("route_gap", r.route_gap)
-        words, part = book.compose(ROUTE_WORDS["lost"], gap), said("route.lost", gap=gap, nan=nan)
+        words, part = book.compose(WORDS["route_words"]["lost"], gap), said("route.lost", gap=gap, nan=nan)
     else:
-        words, part = book.compose(ROUTE_WORDS[agreement]), said("route." + agreement, nan=nan)
+        words, part = book.compose(WORDS["route_words"][agreement]), said("route." + agreement, nan=nan)
     return words, [part, said("route.why")]
 
 
@@ -114,7 +117,7 @@ def route_note(book: NumberBook, r) -> VGroup:
                             color=style.MASK),
                   book.label("−∞ 路线先遮住再 softmax，不会下溢", color=style.VALUE)]
     if r.compared:
-        notes = ROUTE_NOTE_REST if len(post.underflow_rows) else ROUTE_NOTE
+        notes = WORDS["route_note_rest" if len(post.underflow_rows) else "route_note"]
         says = notes[compute.route_agreement(r.route_gap)]
         lines += [book.label(says, color=style.VALUE),
                   book.text("最大差：{}", book.fmt("route_gap", r.route_gap), color=style.ACCENT)]
@@ -133,7 +136,7 @@ def diagonal_words(book: NumberBook, r, causal: bool) -> tuple[str, dict[str, Sh
     slots = {"diagonal": book.index("variant_diagonal", d)}
     if len(rows):
         slots["row"] = book.index("variant_nan_row" if d == 0 else "nan_row", rows[0])
-    return DIAGONAL[("open" if not causal else f"d{d}") + "." + case], slots, case
+    return WORDS["diagonal"][("open" if not causal else f"d{d}") + "." + case], slots, case
 
 
 def mask_case(r, causal: bool) -> str:

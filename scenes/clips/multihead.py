@@ -1,12 +1,12 @@
-"""4.7 加上批次和多个头: follow one element through reshape, transpose and the merge."""
+"""4.7 加上批次和多个头: follow one element through reshape, transpose and the merge. The drawing
+(the id tensor, its moves, the error card) is the kit's (scenes/kit/tensors.py, cards.py)."""
 from __future__ import annotations
 
 import re
 from typing import Any
 
-from scenes.clips.multihead_parts import NARRATION, wrong_caption
 from scenes.compute import heads as compute
-from scenes.kit import style
+from scenes.kit import lang, style
 from scenes.kit.anim import Appear
 from scenes.kit.base import ClipScene
 from scenes.kit.cards import error_card
@@ -20,6 +20,10 @@ AXES = {"start": ("B", "T", "D"), "split": ("B", "T", "H", "d"), "transposed": (
 # Transposing back restores the split layout exactly (the point of step 4), and the step ends on
 # the merge: the passing "back" layout is recorded under the split's labels, shown in step 2.
 RECORDED_AS = {"back": "split"}
+# What the lecturer says in each step (the caption is its one-line summary), from the book's 4.7,
+# keyed by step and case ("wrong.moves.count"): assets/lang/zh/multihead.json. Its slots
+# ({track}, {merged}, ...) are filled by the book with numbers the step draws.
+NARRATION = lang.words("multihead")["narration"]
 
 
 NOT_DIVISIBLE = "D = {d_model} is not divisible by H = {heads}: each head needs D/H features"
@@ -30,9 +34,7 @@ def rules(raw: dict) -> dict:
     parts = [s for s in re.split(r"[,\s]+", text.strip()) if s]
     if len(parts) != 3:
         raise InputError("shape", text, "is B,T,D: three whole numbers")
-    b = integer(parts[0], "shape", 1, 2)
-    t = integer(parts[1], "shape", 1, 4)
-    d = integer(parts[2], "shape", 1, 12)
+    b, t, d = (integer(part, "shape", 1, most) for part, most in zip(parts, (2, 4, 12)))
     heads = integer(raw.get("heads", 2), "heads", 1, 4)
     if d % heads:
         raise InputError("heads", str(raw.get("heads")), NOT_DIVISIBLE.format(d_model=d, heads=heads))
@@ -216,7 +218,7 @@ class Multihead(ClipScene):
     def wrong_merge(self) -> None:
         r, c, case = self.result, self.book.compose, self.case()
         emphasis = self.inputs["wrong_merge"]
-        self.step("{}", wrong_caption(self, emphasis))
+        self.step("{}", self.wrong_caption(emphasis))
         count = {"misplaced": self.index("misplaced")} if emphasis and case != "order" else {}
         if case == "order":
             self.narrate(NARRATION["wrong.order"], self.unit_axes())
@@ -238,6 +240,20 @@ class Multihead(ClipScene):
         view = self.show("wrong", lines, self.misplaced if emphasis else None)
         if case == "moves":
             self.play(Appear(view.ghost(int(r.layouts["wrong"][r.merged]))))
+
+    def wrong_caption(self, emphasis: bool) -> Shown:
+        """Step 5's caption: no element moves (order), the tracked one stays, or it moves."""
+        c, case = self.book.compose, self.case()
+        if case == "order":
+            return c("对照：不换回就直接 reshape；这里 {}，顺序不变，碰巧不出错。", self.unit_axes())
+        if case == "stays" and emphasis:
+            return c("错误合并：不换回就 reshape，{track} 碰巧不动，但有 {misplaced} 个元素错了位。",
+                     **self.slots(), misplaced=self.index("misplaced"))
+        if case == "stays":
+            return c("对照：不换回就直接 reshape，{} 碰巧不动，别的元素却错了位。", self.eid())
+        if emphasis:
+            return c("错误合并：不换回就 reshape，{track} 从正确的 {merged} 错到 {wrong}。", **self.slots("merged", "wrong"))
+        return c("对照：不换回就直接 reshape，{track} 会错到 {wrong}。", **self.slots("wrong"))
 
     def not_divisible(self) -> None:
         i, r, book, c = self.inputs, self.result, self.book, self.book.compose

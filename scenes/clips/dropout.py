@@ -2,7 +2,7 @@
 from manim import DOWN, RIGHT, UP, Create, FadeIn, ReplacementTransform, Transform, VGroup
 
 from scenes.clips import dropout_parts as parts, dropout_words as words
-from scenes.clips.dropout_words import DECIMALS, NARRATION, one, zero
+from scenes.clips.dropout_words import DECIMALS, MEAN_DECIMALS, NARRATION, one, zero
 from scenes.compute import dropout as compute
 from scenes.kit import derive, style, tables
 from scenes.kit.anim import Appear, Vanish
@@ -12,7 +12,7 @@ from scenes.kit.derive import Band
 from scenes.kit.layout import content_height, content_width, fit
 from scenes.kit.notes import note
 from scenes.kit.page import Area
-from scenes.kit.bars import regrown
+from scenes.kit.bars import marked, regrown
 from scenes.kit.inputs import InputError, bit_strings, integer, number, vector
 from scenes.kit.clip import Clip, Option
 
@@ -36,9 +36,7 @@ def rules(raw: dict) -> dict:
     text = raw.get("masks")
     if text is None:   # the lab's 101,010,001,000 for three weights, any length alike:
         n = len(weights)  # alternate entries kept, the others, only the last, none
-        rows = ["".join("10"[i % 2] for i in range(n)), "".join("01"[i % 2] for i in range(n)),
-                "0" * (n - 1) + "1", "0" * n]
-        text = ",".join(dict.fromkeys(rows))
+        text = ",".join(dict.fromkeys([("10" * n)[:n], ("01" * n)[:n], "0" * (n - 1) + "1", "0" * n]))
     return {"weights": weights, "p": p, "mode": mode, "masks": bit_strings(text, "masks", len(weights)),
             "samples": integer(raw.get("samples", 200), "samples", 1, 200),
             "seed": integer(raw.get("seed", 0), "seed", 0, 2**31 - 1)}
@@ -63,8 +61,7 @@ class Dropout(ClipScene):
 
     def compute(self) -> compute.DropoutLesson:
         i = self.inputs
-        return compute.dropout_lesson(i["weights"], i["p"], i["mode"], i["masks"],
-                                      i["samples"], i["seed"])
+        return compute.dropout_lesson(i["weights"], i["p"], i["mode"], i["masks"], i["samples"], i["seed"])
 
     def provenance(self) -> dict:
         return compute.provenance(self.result)
@@ -80,23 +77,15 @@ class Dropout(ClipScene):
     def mode_line(self):
         return parts.mode_line(self.book, self.result).move_to([0, TOP_Y, 0])
 
-    def say(self, said: tuple) -> None:
-        """Narrate a phrase (template, slots, named slots)."""
-        template, slots, named = said
-        self.narrate(template, *slots, **named)
-
     # -- step 1
     def show_row(self) -> None:
         r, book = self.result, self.book
         self.mode = self.mode_line()
         total = book.fmt("weight_sum", r.weight_sum, DECIMALS)
         self.step("softmax 之后的一行权重：dropout 之前，行和为 {}。", total)
-        if r.mode == "eval":
-            self.narrate(NARRATION["row.eval"], weight_sum=total, p=words.p(book, r),
-                         p_eff=book.fmt("p_eff", r.p_eff, 0))
-        else:
-            self.narrate(NARRATION["row.train"], p=words.p(book, r), one=one(book),
-                         scale=words.scale(book, r), weight_sum=total)
+        line = ({"p_eff": book.fmt("p_eff", r.p_eff, 0)} if r.mode == "eval"     # the mode line's numbers
+                else {"one": one(book), "scale": words.scale(book, r)})
+        self.narrate(NARRATION["row." + r.mode], p=words.p(book, r), weight_sum=total, **line)
         t = self.rows_table = parts.chosen_table(book, r)      # step 2's table, placed now
         self.rows_note = (note(book, "评估模式：掩码不起作用，每行都是原权重 a") if r.mode == "eval" else
                           note(book, "每行：掩码 m 保留的项 × {one}/({one}−p)，丢弃的项为 {zero}", one=one(book),
@@ -107,9 +96,8 @@ class Dropout(ClipScene):
         self.band = self.place_rows(t)
         first = Table([parts.head(book, r, "位置")[:-1], parts.weights_row(book, r)[:-1]], row_h=0.56)
         tables.under(self.mode, first, Area(content_width() - 0.4, height=1.6, most=1.3))   # the row alone
-        self.first = (first.row(0), first.row(1), first.rule(1))
+        head, row, rule = self.first = (first.row(0), first.row(1), first.rule(1))
         self.row_bars = parts.weight_bars(r, first)
-        head, row, rule = self.first
         self.play(Appear(self.mode), Appear(head), Appear(row), Create(rule))
         self.play(FadeIn(self.row_bars, shift=UP * 0.3))
 
@@ -132,14 +120,10 @@ class Dropout(ClipScene):
         else:
             self.step("保留项乘以 {one}/({one}−p)，丢弃项为 {zero}：{sums}", one=one(book), zero=zero(book),
                       sums=words.sums_against_one(book, r))
-            if r.p == 0:
-                self.narrate(NARRATION["masks.none"], one=one(book), zero=zero(book), p=words.p(book, r),
-                             scale=words.scale(book, r))
-            else:
-                kept = set(words.drawn_sums(book, r)) == {1.0}
-                self.narrate(NARRATION["masks.kept" if kept else "masks.moved"], one=one(book),
-                             zero=zero(book), scale=words.scale(book, r))
-        self.say(words.made_says(book, r, *self.worked))
+            case = "none" if r.p == 0 else "kept" if set(words.drawn_sums(book, r)) == {1.0} else "moved"
+            self.narrate(NARRATION["masks." + case], one=one(book), zero=zero(book),
+                         scale=words.scale(book, r), **({"p": words.p(book, r)} if r.p == 0 else {}))
+        self.narrate("{}", words.made_says(book, r, *self.worked))
         t = self.rows_table
         head, row, rule = self.first
         band = None if not self.made else derive.room(self, VGroup(self.mode, t, self.rows_note), self.made,
@@ -165,9 +149,8 @@ class Dropout(ClipScene):
             derive.slide(self, [(cells[c + 1], t.cells[1][c + 1]) for c in range(n)], op="eval")
             self.play(Appear(cells[n + 1]), run_time=0.4)
             return
-        i = self.worked[1]
         derive.derive(self, self.made[0], band)
-        self.play(*[Appear(cells[c + 1]) for c in range(n) if c != i], run_time=0.5)
+        self.play(*[Appear(cells[c + 1]) for c in range(n) if c != self.worked[1]], run_time=0.5)
         derive.derive(self, self.made[1], band)
 
     # -- step 3
@@ -192,7 +175,7 @@ class Dropout(ClipScene):
             else:
                 self.narrate(NARRATION["every.train"], one=one(book), expected_sum=total,
                              prob_total=book.fmt("prob_total", r.prob_total, DECIMALS))
-        self.say(words.mean_says(book, r, parts.mean_entry(r)))
+        self.narrate("{}", words.mean_says(book, r, parts.mean_entry(r)))
         self.clear_stage()
         table = parts.every_table(book, r)
         title = (note(book, "共 {} 个掩码", count, color=style.ACCENT) if listed == len(r.table.masks) else
@@ -220,9 +203,8 @@ class Dropout(ClipScene):
     def sampling(self) -> None:
         r, book = self.result, self.book
         last = book.index(f"checkpoint[{len(r.checkpoints) - 1}]", r.checkpoints[-1])
-        template, slots = words.sampling_caption(book, r, last)
-        self.step(template, **slots)
-        self.say(words.sampling_says(book, r, last))
+        self.step("{}", words.sampling_caption(book, r, last))
+        self.narrate("{}", words.sampling_says(book, r, last))
         self.clear_stage()
         listed = r.listed_samples
         what = "前 {} 次采样" if listed < len(r.sample_sums) else "全部 {} 次采样"
@@ -230,7 +212,9 @@ class Dropout(ClipScene):
                     draws=book.compose(what, book.index("listed_samples", listed)))
         left = VGroup(seed, parts.sample_table(book, r, listed)).arrange(DOWN, buff=0.3)
         middle = parts.checkpoint_table(book, r)
-        bars, marks, feet, numbers, unit = parts.mean_bars(book, r)
+        mean = f"running_mean@{r.checkpoints[-1]}"      # its bars, the dashed weights, the positions
+        bars, marks, feet, numbers, unit = marked(book, mean, r.checkpoint_means[-1], r.weights,
+                                                  parts.position_names(book, r), MEAN_DECIMALS, r.tallest)
         legend = note(book, "虚线：原权重 a", color=style.TRACK)
         right = VGroup(legend, VGroup(bars, marks, feet, numbers)).arrange(DOWN, buff=0.35)
         board = VGroup(left, middle, right).arrange(RIGHT, buff=0.7, aligned_edge=UP)
@@ -258,7 +242,7 @@ class Dropout(ClipScene):
         else:
             self.step("评估模式关闭 dropout：有效 p = {p_eff}，权重保持原样，行和仍为 {eval_sum}。", p_eff=p_eff,
                       eval_sum=book.fmt("eval.sum", r.eval_sum, DECIMALS))
-        self.say(words.eval_says(book, r))
+        self.narrate("{}", words.eval_says(book, r))
         self.clear_stage()
         table = parts.eval_table(book, r, p_eff)
         rule = parts.zero_rule(book, r)

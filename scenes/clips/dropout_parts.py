@@ -44,13 +44,6 @@ def zero_rule(book: NumberBook, r: Any) -> Mobject:
                 zero=z, rule=why, color=style.TRACK, size=style.BODY_SIZE)
 
 
-def mean_bars(book: NumberBook, r: Any) -> tuple:
-    """Bars of the last running mean with its numbers, dashed original weights, the positions
-    under them, and the height of one unit of weight (the kit's bars.marked)."""
-    return bars.marked(book, f"running_mean@{r.checkpoints[-1]}", r.checkpoint_means[-1], r.weights,
-                       position_names(book, r), MEAN_DECIMALS, r.tallest)
-
-
 # ------------------------------------------------------------------ the tables each step shows
 def num(book: NumberBook, label: str, value: Any, color: str = style.TEXT,
         decimals: int = DECIMALS) -> Mobject:
@@ -123,22 +116,21 @@ def checkpoint_table(book: NumberBook, r: Any) -> Table:
 
 
 def eval_table(book: NumberBook, r: Any, p_eff: Shown) -> Table:
-    """Position | a | a train-mode row at the configured p (first mask) | the eval row."""
+    """Position | a | a train-mode row at the configured p (first mask; none at p = 1) | the eval row."""
+    train = r.train_row is not None
     top = [note(book, "位置"), note(book, "原权重 a")]
-    if r.train_row is not None:
+    if train:
         mask = bits(book, "chosen[0].mask", r.masks[0], style.LABEL_SIZE)
         top.append(VGroup(note(book, "训练 p = {} · 掩码", p(book, r)), mask).arrange(RIGHT, buff=0.15))
     rows = [top + [note(book, "评估 · 有效 p = {}", p_eff, color=style.ACCENT)]]
     for i, w in enumerate(r.weights):
-        row = [num(book, f"position[{i}]", i, style.MUTED, 0), num(book, f"weights[{i}]", w)]
-        if r.train_row is not None:
-            color = style.VALUE if r.masks[0][i] else style.MASK
-            row.append(num(book, f"train.row[{i}]", r.train_row[i], color))
-        rows.append(row + [num(book, f"eval.row[{i}]", r.eval_row[i], style.ACCENT)])
-    last = [note(book, "Σ", color=style.ACCENT), num(book, "weight_sum", r.weight_sum)]
-    if r.train_row is not None:
-        last.append(num(book, "train.sum", r.train_sum, style.ACCENT))
-    rows.append(last + [num(book, "eval.sum", r.eval_sum, style.ACCENT)])
+        kept = style.VALUE if r.masks[0][i] else style.MASK
+        rows.append([num(book, f"position[{i}]", i, style.MUTED, 0), num(book, f"weights[{i}]", w),
+                     *([num(book, f"train.row[{i}]", r.train_row[i], kept)] if train else []),
+                     num(book, f"eval.row[{i}]", r.eval_row[i], style.ACCENT)])
+    rows.append([note(book, "Σ", color=style.ACCENT), num(book, "weight_sum", r.weight_sum),
+                 *([num(book, "train.sum", r.train_sum, style.ACCENT)] if train else []),
+                 num(book, "eval.sum", r.eval_sum, style.ACCENT)])
     return Table(rows, row_h=0.56)
 
 

@@ -5,9 +5,10 @@ msgids are). A clip's one-line captions stand in its storyboard; what the lectur
 each step, and the caption parts the data chooses, are its words, assets/lang/zh/<clip>.json,
 keyed by step and case (`words("dropout")["narration"]["row.train"]`), so that a lecturer
 can edit the script without the code. Each other language has one catalogue, the folder
-assets/lang/<lang>/, one JSON file per source module ({"中文模板": "English template"}). A template with CJK characters and no entry
-is an error in that language, never shown untranslated. Numbers are formatted the same in
-every language; only the words around them change.
+assets/lang/<lang>/, one JSON file per source module ({"中文模板": "English template"}).
+A template with CJK characters and no entry is an error in that language, never shown
+untranslated. Numbers are formatted the same in every language; only the words around
+them change.
 
     .venv/bin/python -m scenes.kit.lang en          # what the English catalogue still lacks
 """

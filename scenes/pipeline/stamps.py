@@ -121,7 +121,8 @@ def catalogue_hash(lang: str) -> str:
     """A language's words (the source's assets/lang/zh/ and, for another language, its own
     catalogue assets/lang/LANG/), which shape its frames as code does."""
     folders = dict.fromkeys((language.SOURCE, lang))
-    return files_hash([f for folder in folders for f in sorted((language.CATALOGUES / folder).glob("*.json"))])
+    return files_hash([path for folder in folders
+                       for path in sorted((language.CATALOGUES / folder).glob("*.json"))])
 
 
 def fresh(out: Path, key: str, stamp: str, files: list[str]) -> bool:

@@ -5,7 +5,7 @@ import re
 
 from scenes.clips import exercises_answers as answers
 from scenes.compute import exercises as compute
-from scenes.kit import quiz, style
+from scenes.kit import lang, quiz, style
 from scenes.kit.anim import Appear
 from scenes.kit.base import ClipScene
 from scenes.kit.inputs import InputError, integer
@@ -17,6 +17,10 @@ BOOK_PARAMS = (768, 12)     # 3.3: GPT-2 small, D = 768, H = 12
 BOOK_SHAPES = (12, 3)       # the shapes exercise: D_o = 12, H = 3
 MAX_D, MAX_H, MAX_PAUSE = 4096, 64, 30
 EXERCISES = ("3.1", "3.2", "3.3", "zeros", "shapes", "dim", "diagonal")   # book order
+# What the lecturer says in each step (the caption is its one-line summary), keyed "EXERCISE.STEP";
+# 3.3's opening, said and on its card, chosen by whether the sizes are GPT-2's.
+WORDS = lang.words("exercises")
+NARRATION, INTRO = WORDS["narration"], WORDS["intro"]
 
 
 def rules(raw: dict) -> dict:
@@ -78,12 +82,15 @@ class Exercises(ClipScene):
             return self.book.compose("习题 {}", self.book.section(f"ex.{name}", name))
         return self.book.compose("补充题 {}", self.book.index(f"ex.{name}", EXERCISES.index(name) - 2))
 
-    def ask(self, name, caption, lines, say, **slots):
-        """The question, its card and the pause (quiz.ask); {exercise} names it."""
+    def ask(self, name, caption, lines, **slots):
+        """The question, its card and the pause (quiz.ask), said as NARRATION["NAME.ask"];
+        {exercise} names it."""
+        say = NARRATION[name + ".ask"]
         quiz.ask(self, self.header(name), caption, lines, say, self.inputs["pause"], **slots)
 
-    def answer(self, name, caption, say, **slots):
-        quiz.answer(self, self.header(name), caption, say, **slots)
+    def answer(self, key, caption, **slots):
+        """An answer step of exercise NAME, said as NARRATION[key]: "NAME.answer" or another of its steps."""
+        quiz.answer(self, self.header(key.rsplit(".", 1)[0]), caption, NARRATION[key], **slots)
 
     # -- 3.1 weights aligned by transposing
     def ex_3_1(self):
@@ -93,28 +100,16 @@ class Exercises(ClipScene):
             book.text("{} 直接保存 [d_in, d_out] 的矩阵，计算 x @ W；", v1),
             book.text("{} 用 nn.Linear，权重存成另一种布局。", v2),
             book.text("怎样把 {second} 的三份权重交给 {first}，让两版输出相同？", first=v1, second=v2)],
-            "{exercise} 回到查询、键和值的两版写法：{first} 直接保存 d_in 乘 d_out 的参数矩阵，用 x 乘 W；"
-            "{second} 使用 nn.Linear，保存的是转置布局。两版的初始化方式不同，即使用相同的 seed，结果也不一定相同。"
-            "怎样把 {second} 的三份权重交给 {first}，先对齐权重，再比较输出？", first=v1, second=v2)
-        self.answer("3.1", "答案：nn.Linear 存 [d_out, d_in]，是 W 的转置；转置后交给 {first}。",
-                    "nn.Linear 把权重存成 d_out 乘 d_in，计算时用 x 乘权重的转置。"
-                    "左边是 {second} 的 W_query.weight，形状 {out_shape}；"
-                    "转置之后就是右边 {first} 的 W_query，形状 {in_shape}，高亮的第一行变成了第一列。"
-                    "W_key 和 W_value 也同样转置后交给 {first}，两版从此用同一组权重。", first=v1, second=v2,
-                    out_shape=book.coords("align.linear.shape", r.linear[0].shape),
+            first=v1, second=v2)
+        self.answer("3.1.answer", "答案：nn.Linear 存 [d_out, d_in]，是 W 的转置；转置后交给 {first}。",
+                    first=v1, second=v2, out_shape=book.coords("align.linear.shape", r.linear[0].shape),
                     in_shape=book.coords("align.v1.shape", r.v1[0].shape))
         quiz.transposed(self, answers.align_weights(book, r, v1, v2))
         diff = book.fmt("align.max_diff", r.max_diff, style.decimals_for([r.max_diff]))
         if r.max_diff == 0:
-            self.answer("3.1", "对齐后两版的输出完全相同：最大差为 {diff}。",
-                        "权重对齐之后，把同一个输入 x 送进两版：左边每一行是一个词的向量，右边是两版的输出。"
-                        "两列逐项相同，最大差恰为 {diff}。这说明两种布局实现的是同一个计算；"
-                        "不先对齐权重就比较输出，什么也说明不了。", diff=diff)
+            self.answer("3.1.same", "对齐后两版的输出完全相同：最大差为 {diff}。", diff=diff)
         else:
-            self.answer("3.1", "对齐后两版的输出只差浮点舍入：最大差 {diff}。",
-                        "权重对齐之后，把同一个输入 x 送进两版：左边每一行是一个词的向量，右边是两版的输出。"
-                        "两列只差浮点舍入，最大差为 {diff}，来自运算顺序的不同。这说明两种布局实现的是同一个计算；"
-                        "不先对齐权重就比较输出，什么也说明不了。", diff=diff)
+            self.answer("3.1.rounding", "对齐后两版的输出只差浮点舍入：最大差 {diff}。", diff=diff)
         in_turn(self, answers.align_outputs(book, r, compute.TOKENS, v1, v2, diff), (1, 2, 1))
 
     # -- 3.2 the wrapper's width
@@ -126,15 +121,9 @@ class Exercises(ClipScene):
             book.text("MultiHeadAttentionWrapper 把 {} 个独立的因果注意力头", sizes["heads"]),
             book.text("沿最后一维拼接；原来每头 d_out = {book_d_out}，拼接后宽 {book_width}。",
                       book_d_out=sizes["book_d_out"], book_width=sizes["book_width"]),
-            book.text("要让拼接后的总宽度为 {}，每个头的 d_out 应是多少？", sizes["width"])],
-            "{exercise} 看上游最早的 MultiHeadAttentionWrapper：它实例化 {heads} 个独立的因果注意力头，"
-            "把它们的输出沿最后一维拼接。原来每头 d_out 是 {book_d_out}，拼接后宽 {book_width}。"
-            "现在要让拼接后的总宽度为 {width}，每个头的 d_out 应该是多少？", **sizes)
-        self.answer("3.2", "答案：拼接宽度 = 头数 × 每头 d_out，"
-                    "{width} = {heads} × {d_out}，所以每头 d_out = {d_out}。",
-                    "拼接只是把各头的输出并排放在一起，所以总宽度等于头数乘每头的 d_out。"
-                    "要得到宽 {width}，{heads} 个头每头的 d_out 应为 {d_out}。画面上每个头输出 {head_shape}，"
-                    "torch.cat 沿最后一维拼接后得到 {concat_shape}。", **sizes,
+            book.text("要让拼接后的总宽度为 {}，每个头的 d_out 应是多少？", sizes["width"])], **sizes)
+        self.answer("3.2.answer", "答案：拼接宽度 = 头数 × 每头 d_out，"
+                    "{width} = {heads} × {d_out}，所以每头 d_out = {d_out}。", **sizes,
                     d_out=book.index("wrap.d_out", r.d_out),
                     head_shape=book.coords("wrap.head_shape", r.outputs[0].shape),
                     concat_shape=book.coords("wrap.concat_shape", r.concat.shape))
@@ -146,21 +135,14 @@ class Exercises(ClipScene):
         sizes = {"d_model": book.index("params.d", r.d_model), "heads": book.index("params.heads", r.heads)}
         gpt2 = (r.d_model, r.heads) == BOOK_PARAMS
         model = {"model": code_name(book, "GPT-2")} if gpt2 else {}
-        intro = book.compose("按 {model} 的尺寸构造多头注意力，D = {d_model}，H = {heads}。" if gpt2 else
-                             "构造一个多头注意力，D = {d_model}，H = {heads}。", **model, **sizes)
+        intro = INTRO["gpt2" if gpt2 else "other"]
         self.ask("3.3", "{exercise}：D = {d_model}、H = {heads}、QKV 无偏置，这个注意力模块有多少个参数？", [
-            book.text("按 {model} 的尺寸构造多头注意力：D = {d_model}，H = {heads}；" if gpt2 else
-                      "构造一个多头注意力模块：D = {d_model}，H = {heads}；", **model, **sizes),
+            book.text(intro["card"], **model, **sizes),
             book.text("Q、K、V 的投影不带偏置，输出投影 out_proj 带偏置。"),
-            book.text("这个模块一共有多少个可训练参数？")],
-            "{exercise} {intro}Q、K、V 三个投影不带偏置，输出投影 out_proj 带偏置。"
-            "这个模块一共有多少个可训练参数？", intro=intro, **sizes)
+            book.text("这个模块一共有多少个可训练参数？")], intro=book.compose(intro["said"], **model, **sizes), **sizes)
         rows, made, band = answers.param_rows(book, r)
         band = quiz.room(self, rows, made, band)
-        self.answer("3.3", "Q、K、V：三个 D×D 投影，无偏置：{projections} × {weight} = {qkv}。",
-                    "先数 Q、K、V：每个都是 D 到 D 的线性投影，权重形状 {square}，有 {weight} 个参数。"
-                    "三个投影都不带偏置，合起来是 {projections} 乘 {weight}，等于 {qkv}。"
-                    "H = {heads} 只决定怎样拆头，每头宽 d = D/H = {head_dim}；拆头只改变形状，不改变参数个数。",
+        self.answer("3.3.qkv", "Q、K、V：三个 D×D 投影，无偏置：{projections} × {weight} = {qkv}。",
                     projections=book.index("params.projections", r.projections),
                     weight=book.grouped("params.weight", r.weight), qkv=book.grouped("params.qkv", r.qkv),
                     square=book.coords("params.square", (r.d_model, r.d_model)), heads=sizes["heads"],
@@ -169,15 +151,12 @@ class Exercises(ClipScene):
         quiz.counts(self, rows[1:5], made[0], band, 0.5)
         total = book.grouped("params.total", r.total)
         self.step("加上输出投影的 D×D 权重和 D 个偏置：共 {} 个参数。", total)
-        self.narrate("输出投影 out_proj 带偏置：权重 {out_weight} 个，偏置 {out_bias} 个。合计是 {coefficient} 乘 D 的 "
-                     "{power} 次方再加 D，共 {total} 个参数。注意这只是一个注意力模块的参数，并非完整模型。",
-                     out_weight=book.grouped("params.out_weight", r.out_weight),
+        self.narrate(NARRATION["3.3.out"], out_weight=book.grouped("params.out_weight", r.out_weight),
                      out_bias=book.grouped("params.out_bias", r.out_bias),
                      coefficient=book.index("params.coefficient", r.coefficient),
                      power=book.index("params.power", r.power), total=total)
-        self.narrate("三项相加：{qkv} 加 {out_weight} 再加 {out_bias}，得 {total}。", total=total,
-                     **{k: book.grouped(f"params.{k}", getattr(r, k)) for k in ("qkv", "out_weight",
-                                                                              "out_bias")})
+        self.narrate(NARRATION["3.3.sum"], total=total, **{k: book.grouped(f"params.{k}", getattr(r, k))
+                                                           for k in ("qkv", "out_weight", "out_bias")})
         quiz.counts(self, rows[5:8], made[1], band, 0.6)
         self.play(Appear(rows[8]), run_time=0.6)
 
@@ -189,19 +168,13 @@ class Exercises(ClipScene):
         self.ask("zeros", "{exercise}：{t}个分数全为 {score}，因果掩码后的{t}行权重分别是什么？", [
             book.text("{t}个位置的分数全为 {score}，", t=t, score=zero),
             book.text("加上因果掩码 triu(diagonal={}) 后按行做 softmax。", diagonal),
-            book.text("{}行权重分别是什么？", t)],
-            "{exercise} 检查对掩码的理解：{t}个位置的分数全为 {score}。加上 triu(diagonal={diagonal}) "
-            "标出的因果掩码，未来位置变成负无穷，再按行做 softmax。{t}行权重分别是什么？",
-            t=t, score=zero, diagonal=diagonal)
+            book.text("{}行权重分别是什么？", t)], t=t, score=zero, diagonal=diagonal)
         listed = fraction_rows(book, "zeros", r.fractions)
-        self.answer("zeros", "答案：{t}行分别为 {rows}。",
-                    "左边是分数加上掩码：对角线及其左边仍是 {score}，右上方的未来位置是负无穷。e 的负无穷次方等于零，"
-                    "被遮住的位置得到零概率；剩下的位置分数相同，平分这一行的权重。于是{t}行依次是 {rows}，"
-                    "右边的小数和行和也确认了这一点。", score=zero, t=t, rows=listed)
+        self.answer("zeros.answer", "答案：{t}行分别为 {rows}。", score=zero, t=t, rows=listed)
         built = answers.zero_answer(book, r)
         made = built[1]
-        self.narrate("以 {row} 的第一格为例：它的 exp({score}) 除以这一行可见位置的 exp 之和，得 {weight}。",
-                     row=book.compose("q{}", book.index(f"row[{made.cell[0]}]", made.cell[0])), score=zero,
+        self.narrate(NARRATION["zeros.cell"], score=zero,
+                     row=book.compose("q{}", book.index(f"row[{made.cell[0]}]", made.cell[0])),
                      weight=book.fmt(made.result.label, made.result.value, made.result.decimals))
         quiz.derived(self, built, 3)
 
@@ -213,51 +186,33 @@ class Exercises(ClipScene):
         self.ask("shapes", "{exercise}：D_o = {d_model}、H = {heads}、T = {t}、B = {b}，"
                  "Q、分数、合并输出各是什么形状？", [
             book.text("多头注意力：D_o = {d_model}，H = {heads}，T = {t}，B = {b}。", **sizes),
-            book.text("列出 Q 分头后、注意力分数、合并头输出的形状。")],
-            "{exercise} 检查对形状的理解：总输出宽度 D_o = {d_model}，头数 H = {heads}，序列长 T = {t}，"
-            "批次 B = {b}。Q、K、V 先投影成 B 乘 T 乘 D_o 的张量，再改形状、交换中间两轴分头。"
-            "Q 分头后、注意力分数、合并头的输出，各是什么形状？", **sizes)
+            book.text("列出 Q 分头后、注意力分数、合并头输出的形状。")], **sizes)
         shapes = {n: book.coords(f"shapes.{n}", getattr(r, n))
                   for n in ("per_head", "scores", "merged", "split", "back")}
-        self.answer("shapes", "答案：Q 分头后 {per_head}，分数 {scores}，合并后 {merged}。",
-                    "每头宽度 d 等于 D_o 除以 H，也就是 {head_dim}。"
-                    "q 先 view 成 {split}，再交换中间两轴，得到 {per_head}；"
-                    "分数只乘最后两轴，每个批次、每个头各有一张 T 乘 T 的表，形状 {scores}。"
-                    "上下文交换回 {back} 之后，把最后两维合并成 {merged}，再由输出投影混合不同头的信息。",
+        self.answer("shapes.answer", "答案：Q 分头后 {per_head}，分数 {scores}，合并后 {merged}。",
                     head_dim=book.index("shapes.head_dim", r.head_dim), **shapes)
         quiz.shapes_flow(self, *answers.shape_chain(book, r))
 
     # -- supplementary: softmax along the wrong axis
     def ex_dim(self):
         r, book = self.result["dim"], self.book
-        wrong, right = book.index("dim.wrong_axis", r.wrong_axis), book.index("dim.right_axis", r.right_axis)
-        one = book.index("dim.one", 1)
+        axes = {"wrong": book.index("dim.wrong_axis", r.wrong_axis),   # each template takes those it names
+                "right": book.index("dim.right_axis", r.right_axis), "one": book.index("dim.one", 1)}
+        wrong, right = axes["wrong"], axes["right"]
         self.ask("dim", "{exercise}：为什么 softmax(scores, dim={wrong}) 可能不报错，却不正确？", [
             book.text("scores = X Xᵀ 的形状是 [T, T]：行是查询，列是键。"),
-            book.text("softmax(scores, dim={}) 为什么可能不报错，却不正确？", wrong)],
-            "{exercise} 回到分数矩阵：scores 等于 X 乘 X 的转置，形状 T 乘 T，行是提出查询的位置，"
-            "列是提供信息的位置。如果写成 softmax(scores, dim={wrong})，为什么可能不报错，结果却不正确？",
-            wrong=wrong)
-        self.answer("dim", "答案：dim={right} 沿每一行（所有的键）归一化，每个查询分出去的权重和为 {one}。",
-                    "左边是本章开头那组向量的分数。最后一维对应各个提供信息的位置，也就是键；dim={right} 沿这一维"
-                    "归一化，每一行在所有键上分配权重。右边的行和都是 {one}：每个查询分配出去的权重之和为 {one}，"
-                    "这才是加权平均。", right=right, one=one)
-        self.narrate("以第一格为例：exp({own}) 除以第一行各个 exp 之和，得 {weight}。",
+            book.text("softmax(scores, dim={}) 为什么可能不报错，却不正确？", wrong)], **axes)
+        self.answer("dim.answer", "答案：dim={right} 沿每一行（所有的键）归一化，每个查询分出去的权重和为 {one}。", **axes)
+        self.narrate(NARRATION["dim.cell"],
                      own=book.fmt("dim.scores[0][0]", r.scores[0, 0], style.decimals_for(r.scores)),
                      weight=book.fmt("dim.right[0][0]", r.right[0, 0]))
         quiz.derived(self, answers.dim_right(book, r, right), 2)
         if r.rows_off:
-            self.answer("dim", "dim={wrong} 不报错，却按列归一化：列和为 {one}，{rows}行的行和都不是 {one}。",
-                        "改成 dim={wrong}，张量形状没有变，所以程序不会报错，计算含义却变了：softmax 沿每一列归一化，"
-                        "下面的列和都是 {one}。右边标红的行和说明，{rows}行的权重之和都不是 {one}，"
-                        "无法保证每个查询分配的总权重为 {one}。形状对了，不等于计算对了。",
-                        wrong=wrong, one=one, rows=book.word("dim.rows_off", r.rows_off))
+            self.answer("dim.off", "dim={wrong} 不报错，却按列归一化：列和为 {one}，{rows}行的行和都不是 {one}。",
+                        **axes, rows=book.word("dim.rows_off", r.rows_off))
         else:
-            self.answer("dim", "dim={wrong} 不报错，却按列归一化：列和为 {one}，这里行和碰巧也为 {one}。",
-                        "改成 dim={wrong}，张量形状没有变，所以程序不会报错，计算含义却变了：softmax 沿每一列归一化，"
-                        "下面的列和都是 {one}。这组分数碰巧让每行的和也是 {one}，"
-                        "但一般无法保证每个查询分配的总权重为 {one}。形状对了，不等于计算对了。", wrong=wrong, one=one)
-        self.narrate("把第一列的权重相加，得到 {}：这是按列归一化。", book.fmt("dim.wrong_cols[0]", r.wrong_cols[0]))
+            self.answer("dim.even", "dim={wrong} 不报错，却按列归一化：列和为 {one}，这里行和碰巧也为 {one}。", **axes)
+        self.narrate(NARRATION["dim.columns"], book.fmt("dim.wrong_cols[0]", r.wrong_cols[0]))
         quiz.derived(self, answers.dim_wrong(book, r, right, wrong), 2)
 
     # -- supplementary: the diagonal masked too
@@ -267,13 +222,8 @@ class Exercises(ClipScene):
                   "new": book.index("diag.hide", hide.diagonal)}
         self.ask("diagonal", "{exercise}：把因果掩码的 diagonal={old} 改成 {new}，第一行会发生什么？", [
             book.text("因果掩码用 triu(ones, diagonal={}) 标出未来的位置。", change["old"]),
-            book.text("把 diagonal={old} 改成 {new}，预测第一行会发生什么。", **change)],
-            "{exercise} 检查对角线：因果掩码用 triu(ones, diagonal={old}) 标出严格上三角，也就是未来的位置；"
-            "对角线保留，让当前位置能看见自己。试把 diagonal={old} 改成 {new}，预测第一行会发生什么。", **change)
-        self.answer("diagonal", "答案：对角线也被遮住，第{row}行没有可见的键，softmax 得到 NaN。",
-                    "diagonal={new} 连对角线也遮住了。第{row}行原本只能看见它自己，现在它的可见键数是 {visible}，"
-                    "整行都是负无穷，普通 softmax 得到 NaN。对照 diagonal={old}：第一行可见 {keep_visible} 个键，"
-                    "权重为 {keep_weight}。所以检查掩码时，既要核对形状，也要确认每一行是否还留有允许访问的位置。",
+            book.text("把 diagonal={old} 改成 {new}，预测第一行会发生什么。", **change)], **change)
+        self.answer("diagonal.answer", "答案：对角线也被遮住，第{row}行没有可见的键，softmax 得到 NaN。",
                     row=book.word("diag.first_empty", hide.empty_row_number),
                     visible=book.fmt(f"diag.visible[{hide.first_empty}]", hide.visible[hide.first_empty], 0),
                     keep_visible=book.index("diag.keep_visible", keep.visible[0]),

@@ -74,8 +74,7 @@ def wrapper(book: NumberBook, r: Any) -> list:
             e.set_color(HEAD_COLORS[(j // r.d_out) % 4])
     link = code_arrow(book, "torch.cat(dim={}) →", book.index("wrap.cat_dim", -1))
     cat_shape = note(book, "{}", book.coords("wrap.concat_shape", r.concat.shape))
-    flow = VGroup(*grids, link, tagged(cat, cat_shape))
-    flow.arrange(RIGHT, buff=0.6, aligned_edge=UP)
+    flow = VGroup(*grids, link, tagged(cat, cat_shape)).arrange(RIGHT, buff=0.6, aligned_edge=UP)
     link.match_y(cat.box_group)
     book_d_out = book.index("wrap.book_d_out", r.book_d_out)
     sums = VGroup(book.text("拼接宽度 = num_heads × d_out = {heads} × {d_out} = {width}", heads=heads,
@@ -100,8 +99,7 @@ def param_rows(book: NumberBook, r: Any) -> list:
                       book.index("params.power", r.power), color=style.TRACK, size=style.TITLE_SIZE)
     rows += [[book.text("小计", color=style.ACCENT),
               code(book, "{} × D × D", book.index("params.projections", r.projections), color=style.ACCENT),
-              None,
-              big_number(book, "params.qkv", r.qkv, color=style.ACCENT)],
+              None, big_number(book, "params.qkv", r.qkv, color=style.ACCENT)],
              [code(book, "out_proj.weight", color=style.KEY),
               code(book, "nn.Linear(D, D)", color=style.MUTED), note(book, "{}", square),
               big_number(book, "params.out_weight", r.out_weight)],
@@ -187,8 +185,8 @@ def dim_wrong(book: NumberBook, r: Any, right: Shown, wrong: Shown) -> list:
     cols.entry_group.set_color(style.VALUE)
     left = VGroup(good, row_sums(book, "dim.right_rows", r.right_rows))
     left.arrange(RIGHT, buff=0.2, aligned_edge=UP)
-    right = VGroup(bad, row_sums(book, "dim.wrong_rows", r.wrong_rows, colors)).arrange(RIGHT, buff=0.2,
-                                                                                      aligned_edge=UP)
+    right = VGroup(bad, row_sums(book, "dim.wrong_rows", r.wrong_rows, colors))
+    right.arrange(RIGHT, buff=0.2, aligned_edge=UP)
     cols.next_to(bad.box_group, DOWN, buff=0.2).align_to(bad.box_group, LEFT)
     made = sum_of(cols, (0, 0), cell(book, cols, 0, 0), [cell(book, bad, k, 0) for k in range(bad.n_rows)],
                  ex.room_for(bad))

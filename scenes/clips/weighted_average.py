@@ -5,9 +5,8 @@ from manim import DOWN, RIGHT, Create, FadeIn, Mobject, NumberPlane, VGroup, Wri
 
 from scenes.clips.weighted_average_parts import (divide_table, first_mix, first_score, first_weight,
                                                 softmax_board, softmax_table, spoken)
-from scenes.clips.weighted_average_words import DIVIDE_CAPTIONS, FAILS, NARRATION, mix_caption
 from scenes.compute import average as compute
-from scenes.kit import boards, derive, expressions as ex, style
+from scenes.kit import boards, derive, expressions as ex, lang, style
 from scenes.kit.anim import Appear
 from scenes.kit.base import ClipScene
 from scenes.kit.derive import Band
@@ -23,6 +22,10 @@ from scenes.kit.style import decimals_cut_to_width
 
 NAME_FITS = 1.1       # a name wider than this is tagged x_j on arrows and column heads
 HEAD_SIZE = 34
+# The clip's words (assets/lang/zh/weighted_average.json): narration by step and case ("plane" follows the
+# mix where the plane is drawn, ".first" speaks a derivation being made) and the captions the data choose.
+WORDS = lang.words("weighted_average")
+NARRATION, DIVIDE_CAPTIONS, FAILS, MIX_CAPTIONS = (WORDS[k] for k in ("narration", "divide", "fails", "mix"))
 
 
 def rules(raw: dict) -> dict:
@@ -106,8 +109,7 @@ class WeightedAverage(ClipScene):
 
     def place(self, table: Mobject) -> NumberPlane | None:
         """Place the table: alone, or with two components right of the plane (returned, not drawn)."""
-        r = self.result
-        return boards.beside_plane(table, r.plane_points if self.planar() else None)
+        return boards.beside_plane(table, self.result.plane_points if self.planar() else None)
 
     def planar(self) -> bool:
         return self.result.x.shape[1] == 2
@@ -151,7 +153,7 @@ class WeightedAverage(ClipScene):
                                                                                       aligned_edge=DOWN)
         band = boards.laid_out(self, VGroup(both), [made])
         first = {"key": self.short(0), "score": spoken(book, made.result)} if band else {}
-        speak(self, NARRATION["dots"] + (NARRATION["dots.first"] if band else ()), query=query,
+        speak(self, NARRATION["dots"] + (NARRATION["dots.first"] if band else []), query=query,
               self_score=own, **first)
         boards.fill(self, scores, [made], band, Appear(both[0]))
 
@@ -196,7 +198,7 @@ class WeightedAverage(ClipScene):
             (score,), (_, total) = (d.terms() for d in made)
             slots.update(key=self.short(0), **{k: spoken(book, t) for k, t in (
                 ("score", score), ("exp", made[0].result), ("total", total), ("alpha", made[1].result))})
-        speak(self, says + (NARRATION["softmax.first"] if band else ()), **slots)
+        speak(self, says + (NARRATION["softmax.first"] if band else []), **slots)
         (*others, exps, weights), (exps_sum, weights_sum) = table.grids, table.sums
         (e_shell, e_rest), (w_shell, w_rest) = (first_of(book, g, m, band)
                                                 for g, m in ((exps, made[:1]), (weights, made[1:])))
@@ -211,10 +213,14 @@ class WeightedAverage(ClipScene):
         r, book = self.result, self.book
         z = book.compose("z{}", book.index("query", r.query))
         d = decimals_cut_to_width(r.output)          # each grid at its own precision (display rule 3)
-        n = self.count("rows", len(r.x))
-        pick = self.short(r.picked) if r.picked is not None else None
-        case, caption, slots = mix_caption(book, r, z, pick, n, d)
-        self.step(caption, **slots)
+        slots: dict[str, Any] = {"z": z, "rows": self.count("rows", len(r.x)),
+                                 "pick": self.short(r.picked) if r.picked is not None else None}
+        case = "picked" if r.picked is not None else "equal" if r.equal else "mixed"
+        if case == "mixed" and len(r.output) <= 3:     # z's components in the caption
+            outs = [book.fmt(f"output[0][{c}]", v, d) for c, v in enumerate(r.output)]
+            slots["output"] = book.compose(", ".join("{}" for _ in outs), *outs)
+        caption = MIX_CAPTIONS["output" if "output" in slots else case]
+        self.step(caption, **slots_in(caption, slots))
         self.clear_stage()
         parts = self.grid("parts", r.parts, decimals_cut_to_width(r.parts),
                           [book.compose("α·{}", self.short(j)) for j in range(len(r.x))])
@@ -225,8 +231,8 @@ class WeightedAverage(ClipScene):
         band = boards.reserve(book, side := VGroup(table), Band([made]), wide)
         plane = self.place(side)
         band = derive.room(self, VGroup(side, *([plane] if plane is not None else [])), [made], band)
-        said = (NARRATION["mix." + case] + (NARRATION["plane"] if self.planar() else ())
-                + (NARRATION["mix.first"] if band else ()))
+        said = (NARRATION["mix." + case] + (NARRATION["plane"] if self.planar() else [])
+                + (NARRATION["mix.first"] if band else []))
         slots.update({"out": spoken(book, made.result)} if band else {})
         speak(self, said, **slots_in("".join(said), slots))
         boards.fill(self, total, [made], band, *([Create(plane)] if plane is not None else []), Appear(parts))
@@ -239,16 +245,14 @@ class WeightedAverage(ClipScene):
     def matrix_form(self) -> None:
         r, book = self.result, self.book
         last, rows_axis = book.index("dim_last", -1), book.index("dim_rows", -2)
+        slots = {"dim_last": last, "dim_rows": rows_axis, "one": book.const(1)}
         if r.cols_sums_one:
             self.step("矩阵形式：scores = X Xᵀ；softmax(dim={dim_last}) 每行和为 {one}；"
-                      "此例 dim={dim_rows} 的行和碰巧也为 {one}，一般并不保证。",
-                      dim_last=last, dim_rows=rows_axis, one=book.const(1))
+                      "此例 dim={dim_rows} 的行和碰巧也为 {one}，一般并不保证。", **slots)
         else:
-            self.step("矩阵形式：scores = X Xᵀ；softmax(dim={dim_last}) 每行和为 {one}，dim={dim_rows} 不报错却不然。",
-                      dim_last=last, dim_rows=rows_axis, one=book.const(1))
-        size = self.count("rows", len(r.x))
+            self.step("矩阵形式：scores = X Xᵀ；softmax(dim={dim_last}) 每行和为 {one}，dim={dim_rows} 不报错却不然。", **slots)
         speak(self, NARRATION["matrix"] + NARRATION["matrix.cols_one" if r.cols_sums_one else "matrix.cols"],
-              rows=size, dim_last=last, dim_rows=rows_axis)
+              rows=self.count("rows", len(r.x)), dim_last=last, dim_rows=rows_axis)
         self.clear_stage()
         n, dg = len(r.x), decimals_cut_to_width(r.gram)
         heads = boards.names_fit_over(self.name_width, r.gram, dg)

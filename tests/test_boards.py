@@ -1,8 +1,9 @@
 """The boards the kit declares for the clips (scenes/kit/boards.py): which choices plan() took,
 the ways a row of blocks splits over pages, a table of columns that share rows, bars as long
 as their values, Falk's scheme for a product, and a board in a row, else the first block above,
-else the compact pieces (planted, by hand: picked() reading the axes in reverse order, and a
-table whose later columns start a row low, each failed its test here)."""
+else the compact pieces, else the first block on a page of its own (planted, by hand: picked()
+reading the axes in reverse order, a table whose later columns start a row low, and an engine
+that takes the compact row without asking the contract, each failed its test here)."""
 from types import SimpleNamespace
 
 import numpy as np
@@ -121,3 +122,36 @@ def test_a_board_in_a_row_else_the_first_above_else_the_compact_pieces():
     assert list(narrow.submobjects[1:]) == compact and made == [1, 1]
     assert boards.names_fit_over(0.1, np.ones((2, 2)), 0)
     assert not boards.names_fit_over(5.0, np.ones((2, 2)), 0)
+
+
+def test_where_no_board_keeps_the_contract_the_first_block_takes_a_page_of_its_own(monkeypatch):
+    """A wide grid first: even the row of compact pieces would draw its numbers under the contract's
+    0.15, so it goes on a page of its own and the rest on the next (drawn while they read at `need`,
+    else the `apart` pieces); with room, one board. Planted: an engine that takes the compact row
+    without asking whether it keeps the contract: the layout contract names the numbers too small."""
+    from contract import layout_problems
+    from scenes.kit.grids import MatrixGrid
+    book, made = NumberBook(), []
+
+    def draw():
+        made.append(1)
+        return [box(3, 2), box(3, 2)]
+
+    def pages(ratio, drafts=(box(3, 2), box(3, 2)), apart=(box(1, 2), box(1, 2))):
+        first = MatrixGrid(book, "wide", np.full((2, 8), -9966.6667), 4)
+        area = Area(ratio * first.width, top=4, bottom=-4)
+        laid = boards.row_stacked_or_apart(book, area, lambda ps: [first, *ps], drafts, draw,
+                                           [box(1, 2), box(1, 2)], 0.7, list(apart))
+        return first, [area.place(p) for p in laid]
+
+    def problems(*placed):
+        return layout_problems({"frame": {"width": 14.2, "height": 8.0}, **layout(book, *placed)})
+    first, split = pages(0.6)
+    assert split[0] is first and len(split) == 2 and made == [1] and problems(split[0]) == []
+    apart = [box(1, 2), box(1, 2)]
+    _, split = pages(0.6, drafts=[box(20, 2), box(20, 2)], apart=apart)
+    assert list(split[1].submobjects) == apart and made == [1]
+    assert len(pages(3.0)[1]) == 1 and made == [1, 1]
+    monkeypatch.setattr(boards, "fits", lambda *args, **kwargs: True)
+    _, (row,) = pages(0.6)
+    assert any("units tall (< 0.15)" in p for p in problems(row)), problems(row)

@@ -169,14 +169,30 @@ def test_a_dot_product_that_cancels_is_drawn_as_zero(monkeypatch):
     assert any(p.startswith("scores[5][0] shows '−4.163e−17'") for p in problems), problems[:3]
 
 
-@pytest.mark.parametrize("seed", [60, 153, 180])
+@pytest.mark.parametrize("seed", [60, 153, 180, 138])
 def test_the_sweeps_cases_keep_the_contract(seed):
-    """Cases tests/sweep.py found: scores and X Xᵀ that cancel to 0 (60, 153), and step 5's α·x
-    drawn at the output's precision, fewer decimals than its own values need (180)."""
+    """Cases tests/sweep.py found: scores and X Xᵀ that cancel to 0 (60, 153), step 5's α·x
+    drawn at the output's precision, fewer decimals than its own values need (180), and an 8 × 8
+    X Xᵀ of 10-character cells that no board of step 6 keeps readable (138: split over two pages)."""
     from test_contract import generated, proven
     _, inputs = generated("weighted-average", seed)
     _, problems = proven("weighted-average", inputs, lang="en" if seed % 2 else "zh")
     assert problems == [], problems[:5]
+
+
+def test_a_matrix_form_too_wide_for_one_board_puts_x_xt_on_a_page_of_its_own():
+    """Seed 138 (in English too): step 6 shows X Xᵀ alone, step 7 the two softmaxes and their row
+    sums, each page with its caption and narration; the default keeps its one board."""
+    from test_contract import generated, proven
+    _, inputs = generated("weighted-average", 138)
+    built, problems = proven("weighted-average", inputs, lang="en")
+    grids = [{i["grid"].split("#")[0] for i in step["items"] if i.get("grid")}
+             for step in built.manifest()["layout"][5:7]]
+    assert problems == [] and len(built.scene.captions) == 7, problems[:5]
+    assert "gram" in grids[0] and "softmax_rows_sums" not in grids[0]
+    assert "gram" not in grids[1] and {"softmax_rows_sums", "softmax_cols_sums"} <= grids[1]
+    assert "side by side" in built.scene.narration[7]
+    assert len(build(CLIP).scene.captions) == 6
 
 
 def test_long_tokens_are_keyed_and_tagged():

@@ -25,7 +25,8 @@ HEAD_SIZE = 34
 # The clip's words (assets/lang/zh/weighted_average.json): narration by step and case ("plane" follows the
 # mix where the plane is drawn, ".first" speaks a derivation being made) and the captions the data choose.
 WORDS = lang.words("weighted_average")
-NARRATION, DIVIDE_CAPTIONS, FAILS, MIX_CAPTIONS = (WORDS[k] for k in ("narration", "divide", "fails", "mix"))
+NARRATION, DIVIDE_CAPTIONS, FAILS, MIX_CAPTIONS, MATRIX_CAPTIONS = (
+    WORDS[k] for k in ("narration", "divide", "fails", "mix", "matrix"))
 
 
 def rules(raw: dict) -> dict:
@@ -243,17 +244,11 @@ class WeightedAverage(ClipScene):
         self.play(boards.grow(arrow(plane, (0, 0), r.output, style.ACCENT)))
 
     def matrix_form(self) -> None:
+        """X Xᵀ and its softmax along each axis: on one board, else X Xᵀ on a page of its own first."""
         r, book = self.result, self.book
-        last, rows_axis = book.index("dim_last", -1), book.index("dim_rows", -2)
-        slots = {"dim_last": last, "dim_rows": rows_axis, "one": book.const(1)}
-        if r.cols_sums_one:
-            self.step("矩阵形式：scores = X Xᵀ；softmax(dim={dim_last}) 每行和为 {one}；"
-                      "此例 dim={dim_rows} 的行和碰巧也为 {one}，一般并不保证。", **slots)
-        else:
-            self.step("矩阵形式：scores = X Xᵀ；softmax(dim={dim_last}) 每行和为 {one}，dim={dim_rows} 不报错却不然。", **slots)
-        speak(self, NARRATION["matrix"] + NARRATION["matrix.cols_one" if r.cols_sums_one else "matrix.cols"],
-              rows=self.count("rows", len(r.x)), dim_last=last, dim_rows=rows_axis)
-        self.clear_stage()
+        slots = {"dim_last": book.index("dim_last", -1), "dim_rows": book.index("dim_rows", -2),
+                 "one": book.const(1), "rows": self.count("rows", len(r.x))}
+        case = "cols_one" if r.cols_sums_one else "cols"      # dim=-2's row sums are one by chance, or not
         n, dg = len(r.x), decimals_cut_to_width(r.gram)
         heads = boards.names_fit_over(self.name_width, r.gram, dg)
         rows = self.name if heads else self.short if self.long else self.keyed
@@ -261,9 +256,12 @@ class WeightedAverage(ClipScene):
         gram = self.grid("gram", r.gram, dg, [rows(j) for j in range(n)],
                          col_labels=[cols(j) for j in range(n)], heat="scores")
         tags = [book.label("X Xᵀ", color=style.MUTED)] + [book.text("softmax(dim={})", dim, color=style.MUTED)
-                                                         for dim in (last, rows_axis)]
+                                                         for dim in (slots["dim_last"], slots["dim_rows"])]
         sums = [MatrixGrid(book, f"{name}_sums", values[:, None], 4, col_labels=["行和"], col_color=color)
                 for name, values, color in (("softmax_rows", r.rows_sums, style.VALUE),
                                             ("softmax_cols", r.cols_sums, style.MASK))]
-        for block in softmax_board(book, gram, tags, sums, (r.rows, r.cols)):
-            self.play(Appear(block))
+        area, (*first, board) = softmax_board(book, gram, tags, sums, (r.rows, r.cols))
+        pages = [(MATRIX_CAPTIONS["apart"], first[0], NARRATION["matrix"])] if first else []   # X Xᵀ alone
+        pages.append((MATRIX_CAPTIONS[case], board,
+                      NARRATION["matrix.apart" if first else "matrix"] + NARRATION["matrix." + case]))
+        boards.turn_named(self, pages, area, slots)

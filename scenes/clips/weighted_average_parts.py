@@ -1,5 +1,5 @@
 """Builders for the weighted-average clip: its tables (kit/boards.Columns: rows are the input
-positions), step 6's board (kit/boards.row_or_stacked chooses its arrangement), and the numbers
+positions), step 6's boards (kit/boards.row_stacked_or_apart chooses their arrangement), and the numbers
 made in front of the viewer (a score, a weight, a component of z: scenes/kit/derive.py).
 
 Every number goes through the NumberBook; every colour comes from style.
@@ -66,25 +66,26 @@ def sigma(book: NumberBook) -> Mobject:
 
 
 def softmax_board(book: NumberBook, gram: MatrixGrid, tags: Sequence[Mobject], sums: Sequence[MatrixGrid],
-                  weights: Sequence[Any]) -> Mobject:
-    """Step 6's board, placed: X Xᵀ, the two softmaxes and their row sums (each under its tag),
-    in a row while every number reads at FULL_SCALE; else X Xᵀ above the two softmaxes; else in
-    a row with the softmaxes in colour only (cells as wide as keep COMPACT_SCALE), their row sums
-    still in numbers. The softmax grids are drawn once the board is chosen (boxes their size first)."""
+                  weights: Sequence[Any]) -> tuple[Area, list[VGroup]]:
+    """Step 6's boards and their area: X Xᵀ, the two softmaxes and their row sums (each under its tag),
+    in a row while every number reads at FULL_SCALE; else X Xᵀ above the softmaxes; else in a row with the
+    softmaxes in colour only (cells as wide as keep COMPACT_SCALE), row sums in numbers; else X Xᵀ alone,
+    the softmaxes on the next page. The softmax grids are drawn once the board is chosen (boxes first)."""
     def blocks(grids: Sequence[Mobject]) -> list[VGroup]:
         beside = [VGroup(g, col).arrange(RIGHT, buff=0.15, aligned_edge=DOWN) for g, col in zip(grids, sums)]
         return [VGroup(tag, block).arrange(DOWN, buff=0.2) for tag, block in zip(tags, [gram, *beside])]
 
-    sums_w = sum(style.CELL_PAD + col.box_group.width for col in sums)
-    room = content_width() / COMPACT_SCALE - gram.width - sums_w - 1.0     # for the two softmaxes' cells
-    colours = [colour_grid(w, float(min(max(room / (2 * len(w)), HEAT_MIN), HEAT_W))) for w in weights]
+    def colours(beside: float) -> list[Mobject]:    # the softmaxes in colour only, beside X Xᵀ or not
+        sums_w = sum(style.CELL_PAD + col.box_group.width for col in sums)
+        room = content_width() / COMPACT_SCALE - beside - sums_w - 1.0     # for the two softmaxes' cells
+        return [colour_grid(w, float(min(max(room / (2 * len(w)), HEAT_MIN), HEAT_W))) for w in weights]
 
     def grids() -> list[MatrixGrid]:
         return [MatrixGrid(book, name, w, 4, heat="weights")
                 for name, w in zip(("softmax_rows", "softmax_cols"), weights)]
     area = Area(content_width(), height=content_height() - 2 * STACK_ROOM)
-    return boards.row_or_stacked(book, area, blocks, [proxy(w, 4, head=False) for w in weights], grids,
-                                 colours, FULL_SCALE)
+    return area, boards.row_stacked_or_apart(book, area, blocks, [proxy(w, 4, head=False) for w in weights],
+                                             grids, colours(gram.width), FULL_SCALE, colours(0.0))
 
 
 # ---------------------------------------------------------------- numbers made in front of the viewer

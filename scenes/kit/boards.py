@@ -3,13 +3,15 @@ their shapes, a product drawn as Falk's scheme (X left of the products, each W a
 the ways a row of blocks may be split over pages and which choices plan() took, a heat grid's
 corner and legend, a table of one-column grids that share rows with bars beside it, a table
 beside a plane with tagged arrows, blocks under their tags in a row or the first above the
-rest, and a grid made in front of the viewer with room for its band of derivations.
+rest (else the first on a page of its own), and a grid made in front of the viewer with room for
+its band of derivations.
 
     block = product(named_grid(book, "wq", wq, 4, color, "W_Q", side=UP),
                     named_grid(book, "q", q, 4, color, "Q"), "Q", "W_Q")   # W above its product
     options = [[Page(caption, lambda s: falk(x, [block], s))], [Page(c, alone(x)), Page(d, alone(block))]]
     runs = splits(grids, width, height, gap, least)            # one board, runs that fit, one each
     board = row_or_stacked(book, area, blocks, drafts, draw, fallback, need)
+    pages = row_stacked_or_apart(book, area, blocks, drafts, draw, fallback, need, apart)
     fill(scene, grid, made, laid_out(scene, group, made), Appear(tag))
 """
 from __future__ import annotations
@@ -31,7 +33,7 @@ from scenes.kit.grids import MatrixGrid
 from scenes.kit.layout import content_center, content_height, content_width, fit
 from scenes.kit.made import first_of, make
 from scenes.kit.numbers import NumberBook, Shown
-from scenes.kit.page import Area, Page, drawn
+from scenes.kit.page import Area, Page, fits, named, phrase, turn
 from scenes.kit.plane import arrow, place_tags, plane_for
 
 GAP = 0.22            # between a table's columns of numbers
@@ -238,14 +240,44 @@ def first_above(blocks: Sequence[Mobject], gap: float = 0.8, buff: float = 0.3) 
 def row_or_stacked(book: NumberBook, area: Area, blocks: Callable[[Sequence[Mobject]], list[VGroup]],
                    drafts: Sequence[Mobject], draw: Callable[[], Sequence[Mobject]],
                    fallback: Sequence[Mobject], need: float) -> Mobject:
-    """The board blocks(pieces) makes, placed in the area: in a row while every number reads at
-    `need`, else the first block above the rest, else in a row of `fallback` pieces (drawn as they
-    are). Measured with `drafts` (boxes the size of the drawn pieces: page.drawn), so that draw()
-    records its numbers only for the board chosen."""
-    return drawn(book, area, [(lambda: row(blocks(drafts)), lambda: row(blocks(draw()))),
-                              (lambda: first_above(blocks(drafts)), lambda: first_above(blocks(draw()))),
-                              (lambda: row(blocks(fallback)), lambda: row(blocks(fallback)))],
-                 [need, need, 0.0])
+    """row_stacked_or_apart's board on one page, placed in the area."""
+    return area.place(row_stacked_or_apart(book, area, blocks, drafts, draw, fallback, need)[0])
+
+
+def row_stacked_or_apart(book: NumberBook, area: Area, blocks: Callable[[Sequence[Mobject]], list[VGroup]],
+                         drafts: Sequence[Mobject], draw: Callable[[], Sequence[Mobject]],
+                         fallback: Sequence[Mobject], need: float,
+                         apart: Sequence[Mobject] | None = None) -> list[VGroup]:
+    """The boards blocks(pieces) makes, laid out for the area (not placed: page.turn places each on
+    a page): in a row while every number reads at `need`, else the first block above the rest, else
+    in a row of `fallback` pieces (drawn as they are). Measured with `drafts` (boxes the size of the
+    drawn pieces), so that draw() records its numbers only for the board chosen. Given `apart`
+    (pieces for a page without the first block), that last row is taken only where it keeps the
+    contract; else the first block on a page of its own, then the rest in a row on the next, drawn
+    while they read at `need`, else as `apart`; where neither keeps the contract, that last row."""
+    def keeps(board: Mobject) -> bool:
+        return fits(book, board, area, style.LEGIBLE_H)
+    if area.room(row(blocks(drafts))) >= need:
+        return [row(blocks(draw()))]
+    if area.room(first_above(blocks(drafts))) >= need:
+        return [first_above(blocks(draw()))]
+    if apart is None or keeps(row(blocks(fallback))):
+        return [row(blocks(fallback))]
+    first, *rest = blocks(drafts)
+    if keeps(first) and area.room(row(rest)) >= need:
+        first, *rest = blocks(draw())
+        return [first, row(rest)]
+    first, *rest = blocks(apart)
+    if keeps(first) and keeps(row(rest)):
+        return [first, row(rest)]
+    return [row(blocks(fallback))]
+
+
+def turn_named(scene: Any, pages: Sequence[tuple[str, Mobject, Sequence[str]]], area: Area,
+               slots: dict) -> None:
+    """page.turn for pages given as (caption, board, sentences): each template takes the slots it names."""
+    turn(scene, [Page(phrase(c, **named(c, slots)), board, say=[phrase(s, **named(s, slots)) for s in said])
+                 for c, board, said in pages], area)
 
 
 # ---------------------------------------------------------------- room for derivations

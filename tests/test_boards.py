@@ -12,6 +12,7 @@ from manim import UP, Rectangle
 
 from contract import structure_problems
 from scenes.kit import boards
+from scenes.kit.columns import Columns, side_bars
 from scenes.kit.layout import snapshot
 from scenes.kit.numbers import NumberBook
 from scenes.kit.options import optional, variants
@@ -54,7 +55,7 @@ def table(book):
     heads = [book.label("s"), book.label("a long head"), book.label("w")]
     columns = [("s", [1.0, 2.0, 3.0], 0, heads[0], None), ("r", [0.5, 0.25, 0.25], 2, heads[1], None),
                ("w", [0.2, 0.3, 0.5], 1, heads[2], "weights")]
-    return boards.Columns(book, columns, ["a", "b", "c"], ["red", "white", "white"],
+    return Columns(book, columns, ["a", "b", "c"], ["red", "white", "white"],
                           [("s_sum", 6.0, 0), None, ("w_sum", 1.0, 1)], book.label("Σ"))
 
 
@@ -77,7 +78,7 @@ def test_a_table_of_columns_shares_its_rows_and_keeps_its_heads_apart():
 
 def test_side_bars_are_as_long_as_their_values_on_their_rows():
     t = table(NumberBook())
-    axis, bars = boards.side_bars(t, [0.2, 0.3, 0.5], ["blue"], length=2.0)
+    axis, bars = side_bars(t, [0.2, 0.3, 0.5], ["blue"], length=2.0)
     for i, (bar, value) in enumerate(zip(bars, [0.2, 0.3, 0.5])):
         assert bar.width == pytest.approx(value * 2.0 + 1e-3)
         assert bar.get_y() == pytest.approx(t.grids[-1].boxes[i][0].get_y())

@@ -6,7 +6,7 @@ from manim import DOWN, RIGHT, Create, FadeIn, Mobject, NumberPlane, VGroup, Wri
 from scenes.clips.weighted_average_parts import (divide_table, first_mix, first_score, first_weight,
                                                 softmax_board, softmax_table, spoken)
 from scenes.compute import average as compute
-from scenes.kit import boards, derive, expressions as ex, lang, style
+from scenes.kit import boards, columns, derive, expressions as ex, lang, style
 from scenes.kit.anim import Appear
 from scenes.kit.base import ClipScene
 from scenes.kit.derive import Band
@@ -192,7 +192,7 @@ class WeightedAverage(ClipScene):
             formula = book.math(r"\alpha_j = \frac{e^{s_j}}{\sum_k e^{s_k}}", size=36)
         self.clear_stage()
         table = softmax_table(book, r, self.names(), self.colors(), self.head)
-        bars = boards.side_bars(table, r.weights, [style.VALUE])
+        bars = columns.side_bars(table, r.weights, [style.VALUE])
         made = first_weight(book, table)
         band = boards.laid_out(self, VGroup(formula, VGroup(table, bars)).arrange(DOWN, buff=0.4), made)
         if band is not None:       # the numbers the sentence says, as the expressions draw them

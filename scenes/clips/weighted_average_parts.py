@@ -1,4 +1,4 @@
-"""Builders for the weighted-average clip: its tables (kit/boards.Columns: rows are the input
+"""Builders for the weighted-average clip: its tables (kit/columns.Columns: rows are the input
 positions), step 6's boards (kit/boards.row_stacked_or_apart chooses their arrangement), and the numbers
 made in front of the viewer (a score, a weight, a component of z: scenes/kit/derive.py).
 
@@ -13,7 +13,7 @@ from manim import DOWN, RIGHT, Mobject, VGroup
 from scenes.kit import boards, expressions as ex, style
 from scenes.kit.arrays import colour_grid
 from scenes.kit.blocks import proxy
-from scenes.kit.boards import Columns
+from scenes.kit.columns import Columns
 from scenes.kit.expressions import Derivation, Term
 from scenes.kit.grids import MatrixGrid
 from scenes.kit.layout import content_height, content_width

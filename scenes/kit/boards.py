@@ -1,10 +1,9 @@
 """Boards the page engine arranges, declared rather than searched in a clip: grids named with
 their shapes, a product drawn as Falk's scheme (X left of the products, each W above its own),
 the ways a row of blocks may be split over pages and which choices plan() took, a heat grid's
-corner and legend, a table of one-column grids that share rows with bars beside it, a table
-beside a plane with tagged arrows, blocks under their tags in a row or the first above the
-rest (else the first on a page of its own), and a grid made in front of the viewer with room for
-its band of derivations.
+corner and legend, a table (kit/columns.Columns) beside a plane with tagged arrows, blocks
+under their tags in a row or the first above the rest (else the first on a page of its own),
+and a grid made in front of the viewer with room for its band of derivations.
 
     block = product(named_grid(book, "wq", wq, 4, color, "W_Q", side=UP),
                     named_grid(book, "q", q, 4, color, "Q"), "Q", "W_Q")   # W above its product
@@ -20,13 +19,12 @@ from itertools import product as every
 from typing import Any, Callable, Sequence
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UL, UP, FadeIn, GrowArrow, LaggedStart, Line, Mobject, NumberPlane,
-                   Rectangle, VGroup, config)
+from manim import DOWN, RIGHT, UL, UP, FadeIn, GrowArrow, LaggedStart, Mobject, NumberPlane, VGroup, config
 
 from scenes.kit import derive, style
 from scenes.kit.anim import Appear
 from scenes.kit.blocks import batches, proxy
-from scenes.kit.columns import same_columns
+from scenes.kit.columns import GAP, same_columns
 from scenes.kit.derive import Band
 from scenes.kit.expressions import Derivation
 from scenes.kit.grids import MatrixGrid
@@ -36,8 +34,6 @@ from scenes.kit.numbers import NumberBook, Shown
 from scenes.kit.page import Area, Page, fits, named, phrase, turn
 from scenes.kit.plane import arrow, place_tags, plane_for
 
-GAP = 0.22            # between a table's columns of numbers
-HEAD_GAP = 0.4        # between the heads of a table's columns
 PLANE_X, TABLE_X = -3.2, 3.6   # a plane left of the middle, its table right
 SIDE_W = 6.0          # the width of a table beside a plane
 
@@ -128,58 +124,6 @@ def corner(book: NumberBook, grid: MatrixGrid, across: Shown | str, down: Shown 
 def with_legend(grid: Mobject, tag: Mobject, legend: Mobject, gap: float, s: float = 1.0) -> VGroup:
     """A grid with its tag under it and its legend to the right, `gap` apart at the page's scale s."""
     return VGroup(VGroup(grid, tag).arrange(DOWN, buff=0.25 * s), legend).arrange(RIGHT, buff=gap * s)
-
-
-# ---------------------------------------------------------------- a table of columns
-class Columns(VGroup):
-    """One-column grids side by side, sharing rows; a head above each column and, optionally,
-    a Σ row below. columns: (name, values, decimals, head, heat); sums: (name, value, decimals)
-    or None, one per column from the first."""
-
-    def __init__(self, book: NumberBook, columns: Sequence[tuple], row_labels: Sequence[Any],
-                 row_colors: Sequence[str], sums: Sequence[tuple | None] | None = None,
-                 sum_label: Mobject | None = None, sum_color: str = style.ACCENT) -> None:
-        super().__init__()
-        self.grids, self.sums, x = [], [], 0.0
-        for k, (name, values, decimals, header, heat) in enumerate(columns):
-            grid = MatrixGrid(book, name, np.asarray(values, float)[:, None], decimals, heat=heat,
-                              row_labels=None if k else row_labels)
-            wide = header.width + HEAD_GAP > grid.box_group.width + GAP    # the head sets the spacing
-            width = header.width + HEAD_GAP if wide else grid.box_group.width + GAP
-            grid.shift(np.array([x + width / 2, 0, 0]) - grid.box_group.get_top())   # cells, not names
-            header.next_to(grid.box_group, UP, buff=0.15)
-            self.grids.append(grid)
-            self.add(grid, header)
-            x += width
-        for label, color in zip(self.grids[0].row_labels, row_colors):
-            label.set_color(color)
-        for k, spec in enumerate(sums or []):
-            if spec is None:
-                continue
-            name, value, decimals = spec
-            cell = MatrixGrid(book, name, [[value]], decimals)
-            cell.entries[0][0].set_color(sum_color)
-            cell.next_to(self.grids[k].box_group, DOWN, buff=0.12)
-            self.sums.append(cell)
-            self.add(cell)
-        if self.sums and sum_label is not None:
-            self.add(sum_label.next_to(self.sums[0], LEFT, buff=0.15).align_to(
-                self.grids[0].row_labels, RIGHT))
-
-
-def side_bars(table: Columns, values: Sequence[float], colors: Sequence[str], length: float = 2.2) -> VGroup:
-    """A horizontal bar per row right of the table, as long as the row's value (0 to 1), on an axis."""
-    bars = VGroup()
-    left = max(g.box_group.get_right()[0] for g in table.grids) + GAP * 2
-    for i, w in enumerate(values):
-        row = table.grids[-1].boxes[i][0]
-        bar = Rectangle(width=max(float(w), 0.0) * length + 1e-3, height=row.height * 0.6,
-                        fill_color=colors[i % len(colors)], fill_opacity=0.85, stroke_width=0)
-        bars.add(bar.move_to([left, row.get_center()[1], 0], aligned_edge=LEFT))
-    column = table.grids[-1].box_group
-    axis = Line([left, column.get_top()[1], 0], [left, column.get_bottom()[1], 0],
-                stroke_color=style.GRID_LINE, stroke_width=2)
-    return VGroup(axis, bars)
 
 
 def beside_plane(table: Mobject, points: np.ndarray | None) -> NumberPlane | None:

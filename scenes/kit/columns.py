@@ -1,6 +1,7 @@
 """Words and numbers in aligned columns: a table (each column as wide as its widest cell, its
 cells left- or right-aligned or centred, with rules between rows and bands around them), grids
-stacked column over column, and a code listing whose rows and notes share baselines, with a
+stacked column over column, one-column grids side by side sharing rows (Columns) with bars
+beside them, and a code listing whose rows and notes share baselines, with a
 band to walk it line by line.
 
 Cells are mobjects the NumberBook made; nothing here draws a number.
@@ -8,14 +9,17 @@ Cells are mobjects the NumberBook made; nothing here draws a number.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
-from manim import LEFT, ORIGIN, RIGHT, UP, Line, Mobject, Rectangle, Text, VectorizedPoint, VGroup
+from manim import DOWN, LEFT, ORIGIN, RIGHT, UP, Line, Mobject, Rectangle, Text, VectorizedPoint, VGroup
 
 from scenes.kit import style
 from scenes.kit.grids import MatrixGrid
 from scenes.kit.numbers import NumberBook, Shown
+
+GAP = 0.22            # between a table's columns of numbers
+HEAD_GAP = 0.4        # between the heads of a table's columns
 
 
 class Table(VGroup):
@@ -186,3 +190,54 @@ class Listing(VGroup):
 
     def note(self, i: int) -> Mobject | None:
         return self.notes.get(i)
+
+
+class Columns(VGroup):
+    """One-column grids side by side, sharing rows; a head above each column and, optionally,
+    a Σ row below. columns: (name, values, decimals, head, heat); sums: (name, value, decimals)
+    or None, one per column from the first."""
+
+    def __init__(self, book: NumberBook, columns: Sequence[tuple], row_labels: Sequence[Any],
+                 row_colors: Sequence[str], sums: Sequence[tuple | None] | None = None,
+                 sum_label: Mobject | None = None, sum_color: str = style.ACCENT) -> None:
+        super().__init__()
+        self.grids, self.sums, x = [], [], 0.0
+        for k, (name, values, decimals, header, heat) in enumerate(columns):
+            grid = MatrixGrid(book, name, np.asarray(values, float)[:, None], decimals, heat=heat,
+                              row_labels=None if k else row_labels)
+            wide = header.width + HEAD_GAP > grid.box_group.width + GAP    # the head sets the spacing
+            width = header.width + HEAD_GAP if wide else grid.box_group.width + GAP
+            grid.shift(np.array([x + width / 2, 0, 0]) - grid.box_group.get_top())   # cells, not names
+            header.next_to(grid.box_group, UP, buff=0.15)
+            self.grids.append(grid)
+            self.add(grid, header)
+            x += width
+        for label, color in zip(self.grids[0].row_labels, row_colors):
+            label.set_color(color)
+        for k, spec in enumerate(sums or []):
+            if spec is None:
+                continue
+            name, value, decimals = spec
+            cell = MatrixGrid(book, name, [[value]], decimals)
+            cell.entries[0][0].set_color(sum_color)
+            cell.next_to(self.grids[k].box_group, DOWN, buff=0.12)
+            self.sums.append(cell)
+            self.add(cell)
+        if self.sums and sum_label is not None:
+            self.add(sum_label.next_to(self.sums[0], LEFT, buff=0.15).align_to(
+                self.grids[0].row_labels, RIGHT))
+
+
+def side_bars(table: Columns, values: Sequence[float], colors: Sequence[str], length: float = 2.2) -> VGroup:
+    """A horizontal bar per row right of the table, as long as the row's value (0 to 1), on an axis."""
+    bars = VGroup()
+    left = max(g.box_group.get_right()[0] for g in table.grids) + GAP * 2
+    for i, w in enumerate(values):
+        row = table.grids[-1].boxes[i][0]
+        bar = Rectangle(width=max(float(w), 0.0) * length + 1e-3, height=row.height * 0.6,
+                        fill_color=colors[i % len(colors)], fill_opacity=0.85, stroke_width=0)
+        bars.add(bar.move_to([left, row.get_center()[1], 0], aligned_edge=LEFT))
+    column = table.grids[-1].box_group
+    axis = Line([left, column.get_top()[1], 0], [left, column.get_bottom()[1], 0],
+                stroke_color=style.GRID_LINE, stroke_width=2)
+    return VGroup(axis, bars)

@@ -177,18 +177,6 @@ def plan(book: NumberBook, options: Sequence[Sequence[Page]], area: Area,
     return list(pages)
 
 
-def drawn(book: NumberBook, area: Area, ways: Sequence[tuple[Callable[[], VGroup], Callable[[], Mobject]]],
-          needs: Sequence[float]) -> Mobject:
-    """Measure before drawing: each way is (stand-in, draw): the stand-in lays out boxes the size of
-    what draw() makes (blocks.proxy; drawing a grid records its numbers). The first way whose
-    stand-in fits at its need (plan) is drawn, placed in the area."""
-    def stand_in(measure: Callable[[], VGroup]) -> Callable[[float], VGroup]:
-        return lambda s: measure()
-    options = [[Page((), stand_in(measure))] for measure, _ in ways]
-    chosen = plan(book, options, area, needs)[0]
-    return area.place(ways[[o[0] for o in options].index(chosen)][1]())
-
-
 def turn(scene: Any, pages: Sequence[Page], area: Area, show: Callable | None = None,
          keep: Sequence[Mobject] = (), first: Callable | None = None, clear_time: float = 0.5) -> None:
     """Give each page its step: caption and narration, a cleared board, its blocks placed,

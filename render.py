@@ -19,10 +19,10 @@ from typing import Any, Callable, NoReturn
 
 import click
 
-from scenes.kit.lang import LANGS, SOURCE, MissingTranslation
-from scenes.kit.style import PACES
-from scenes.pipeline.jobs import FORMATS, QUALITIES, RenderJob, quality_help
-from scenes.pipeline.registry import Declared, declarations
+from scenes.kit.text.lang import LANGS, SOURCE, MissingTranslation
+from scenes.kit.text.style import PACES
+from scenes.pipeline.jobs.job import FORMATS, QUALITIES, RenderJob, quality_help
+from scenes.pipeline.jobs.registry import Declared, declarations
 
 DECK_OPTION = click.option("--deck", type=click.Choice(["pptx", "pdf", "pdf:grid"]), multiple=True,
                            help="also a deck from the step videos (implies --sections): pptx (NAME.pptx), pdf "
@@ -53,7 +53,7 @@ class CommaList(click.ParamType):
 
 
 def quality_option(many: bool = False) -> Callable:
-    """--quality, from the one quality table (scenes/pipeline/jobs.py); `many`: a comma list."""
+    """--quality, from the one quality table (scenes/pipeline/jobs/job.py); `many`: a comma list."""
     kind = CommaList(list(QUALITIES), "high,4k") if many else click.Choice(list(QUALITIES))
     more = "; several, comma-separated (high,4k): each in OUT/QUALITY/" if many else ""
     return click.option("--quality", type=kind, default="high", show_default=True, help=quality_help() + more)
@@ -108,7 +108,7 @@ def clip_command(declared: Declared) -> click.Command:
     def run(preset: str | None, quality: str, fmt: str, out: str, dry_run: bool, step: int | None,
             sections: bool, one_file: bool, deck: tuple[str, ...], pace: str, voice: str | None, lang: str,
             **given: Any) -> None:
-        from scenes.pipeline.inputs import InputError, check, raw_inputs
+        from scenes.pipeline.jobs.inputs import InputError, check, raw_inputs
         if deck and (dry_run or fmt != "mp4"):
             fail("Invalid value for '--deck': it needs the step videos (--format mp4, no --dry-run)", 2)
         try:
@@ -132,8 +132,8 @@ def clip_command(declared: Declared) -> click.Command:
 
 
 def render(job: RenderJob) -> None:
-    from scenes.pipeline.inputs import InputError
-    from scenes.pipeline.runner import render as run_job
+    from scenes.pipeline.jobs.inputs import InputError
+    from scenes.pipeline.run.runner import render as run_job
     try:
         for path in run_job(job):
             click.echo(str(path))
@@ -148,7 +148,7 @@ def write_decks(out: str, kinds: tuple[str, ...], lang: str, clip: str | None = 
     Imported only when asked for (fpdf and python-pptx cost half a second)."""
     if not kinds:
         return
-    from scenes.pipeline.decks import write
+    from scenes.pipeline.present.decks import write
     try:
         for kind in kinds:
             click.echo(str(write(out, kind, lang, clip)))
@@ -183,8 +183,8 @@ def cli() -> None:
 @lang_option()
 def list_clips(lang: str) -> None:
     """One line per clip, then its presets."""
-    from scenes.kit.lang import tr
-    from scenes.pipeline.inputs import preset_names
+    from scenes.kit.text.lang import tr
+    from scenes.pipeline.jobs.inputs import preset_names
     for name, declared in declarations().items():
         click.echo(f"{name:18s}{tr(declared.summary, lang)}")
         for preset, data in preset_names(name):
@@ -219,8 +219,8 @@ def chapter(ctx: click.Context, quality: tuple[str, ...], out: str, sections: bo
     """Every clip with the book's inputs, joined in book order into chapter04.mp4, with the
     presenter page chapter04.html beside it; with several languages or qualities, every
     variant as one set of jobs (renders already made are reused)."""
-    from scenes.pipeline.chapter import render_variants, variants
-    from scenes.pipeline.inputs import InputError
+    from scenes.pipeline.run.chapter import render_variants, variants
+    from scenes.pipeline.jobs.inputs import InputError
     if scheduler and workers:
         raise click.UsageError("--workers and --scheduler: give one (--workers N starts N workers here; "
                                "--scheduler uses a cluster already running)", ctx)
@@ -244,7 +244,7 @@ def connect(scheduler: str | None, workers: int | None) -> Any:
     """The executor: None (processes here), or dask: the scheduler given, or a LocalCluster."""
     if not scheduler and not workers:
         return None
-    from scenes.pipeline.executor import DaskExecutor
+    from scenes.pipeline.run.executor import DaskExecutor
     try:
         return DaskExecutor(scheduler=scheduler, workers=workers)
     except OSError as err:       # no scheduler answers there (distributed's connection timeout)
@@ -264,8 +264,8 @@ def connect(scheduler: str | None, workers: int | None) -> Any:
               help="size cap of the folder: the least recently used renders are removed first")
 def lab(host: str, port: int, out: str, jobs: int, max_mb: int) -> None:
     """A local web page per clip: change its inputs, see the still of a step and the numbers it
-    draws, render the video (scenes/pipeline/lab.py)."""
-    from scenes.pipeline.lab import serve
+    draws, render the video (scenes/pipeline/lab/server.py)."""
+    from scenes.pipeline.lab.server import serve
     try:
         serve(host, port, out, jobs, max_mb)
     except OSError as err:
@@ -281,7 +281,7 @@ def title_card(clip: str, quality: str, out: str, lang: str) -> None:
     """The title card shown before CLIP in the chapter video (used by `chapter`)."""
     if clip not in declarations():
         fail(f"unknown clip {clip!r}; valid: {', '.join(declarations())}", 2)
-    from scenes.pipeline.runner import render_title
+    from scenes.pipeline.run.runner import render_title
     for path in render_title(clip, quality, out, lang):
         click.echo(str(path))
 

@@ -70,7 +70,7 @@ def decoded(path):
 
 
 def frames(clips, quality, repeats, scratch, timed, duration, floor):
-    """Kept glyph paths (scenes/kit/drawcache.py) against Manim's own, per clip."""
+    """Kept glyph paths (scenes/kit/text/drawcache.py) against Manim's own, per clip."""
     out = {}
     for clip in clips:
         runs, last = {"off": [], "on": []}, {}

@@ -11,13 +11,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from manim import RIGHT, DecimalMatrix, FadeIn, Scene, VGroup, tempconfig  # noqa: E402
 
 from scenes.compute import average as compute  # noqa: E402
-from scenes.kit.anim import Appear  # noqa: E402
-from scenes.pipeline.inputs import check, raw_inputs  # noqa: E402
-from scenes.kit.grids import MatrixGrid  # noqa: E402
-from scenes.kit.layout import fit  # noqa: E402
-from scenes.kit.numbers import NumberBook  # noqa: E402
-from scenes.pipeline.registry import specs  # noqa: E402
-from scenes.pipeline.runner import manim_settings  # noqa: E402
+from scenes.kit.draw.anim import Appear  # noqa: E402
+from scenes.pipeline.jobs.inputs import check, raw_inputs  # noqa: E402
+from scenes.kit.draw.grids import MatrixGrid  # noqa: E402
+from scenes.kit.text.layout import fit  # noqa: E402
+from scenes.kit.text.numbers import NumberBook  # noqa: E402
+from scenes.pipeline.jobs.registry import specs  # noqa: E402
+from scenes.pipeline.run.runner import manim_settings  # noqa: E402
 
 
 def grids():

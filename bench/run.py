@@ -16,7 +16,7 @@ Measures, on this machine:
   - a still of each clip's last step at 1080p (start-up included); --only dry --against DIR
     runs the same commands in another checkout DIR (an older commit) in turn with ours;
   - peak memory (max RSS of the render and its children);
-  - holds before/after (scenes/pipeline/holds.py): each clip rendered with Manim's per-frame
+  - holds before/after (scenes/pipeline/video/holds.py): each clip rendered with Manim's per-frame
     holds (HOLDS_MODE=frames) and with ours, one after the other in every repeat;
   - the text cache (bench/caches.py): dry runs and a still with it off, cold and warm;
   - kept glyph paths (bench/caches.py): clips with Manim's path building and with ours.
@@ -40,7 +40,7 @@ import av
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
 sys.path.insert(0, str(ROOT))
-from scenes.pipeline.registry import specs  # noqa: E402
+from scenes.pipeline.jobs.registry import specs  # noqa: E402
 import caches  # noqa: E402  (bench/caches.py)
 import dry  # noqa: E402  (bench/dry.py)
 
@@ -102,7 +102,7 @@ def render_ratios(quality, repeats, scratch):
 def encode_floor(video, repeats):
     """Seconds to encode a video's frames alone (decode+encode minus decode), with the
     project's encoder settings; packets are discarded (muxing is not the cost)."""
-    from scenes.pipeline.runner import ENCODER
+    from scenes.pipeline.run.runner import ENCODER
     floors = []
     for _ in range(repeats):
         times = []

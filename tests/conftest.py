@@ -16,10 +16,10 @@ sys.path.insert(0, str(ROOT))
 
 import render  # noqa: E402
 from manim import tempconfig  # noqa: E402
-from scenes.kit.glyphs import private_media  # noqa: E402
-from scenes.pipeline.inputs import check, raw_inputs  # noqa: E402
-from scenes.pipeline.registry import scene as scene_class  # noqa: E402
-from scenes.pipeline.runner import render_clip  # noqa: E402
+from scenes.kit.text.glyphs import private_media  # noqa: E402
+from scenes.pipeline.jobs.inputs import check, raw_inputs  # noqa: E402
+from scenes.pipeline.jobs.registry import scene as scene_class  # noqa: E402
+from scenes.pipeline.run.runner import render_clip  # noqa: E402
 from manim import config  # noqa: E402
 
 # Anything a test draws outside a render writes Manim's files into a folder of this worker,
@@ -61,8 +61,8 @@ class Built:
 def build(clip, inputs=None, frames=False, pace="normal", lang="zh", frame_size=(854, 480), **given):
     """Construct `clip` under Manim with animations skipped. frames=True keeps each step's last
     frame (frame_size, 854x480 unless given) as scene.frames. lang: the language of its words
-    (scenes/kit/lang.py)."""
-    from scenes.kit import lang as language
+    (scenes/kit/text/lang.py)."""
+    from scenes.kit.text import lang as language
     started = time.perf_counter()
     if inputs is None:
         inputs = inputs_for(clip, **given)
@@ -77,7 +77,7 @@ def build(clip, inputs=None, frames=False, pace="normal", lang="zh", frame_size=
             scene = scene_class(clip)(inputs=inputs, skip_animations=True, pace=pace)
             scene.capture_frames = frames
             scene.render()
-            from scenes.kit.layout import frame
+            from scenes.kit.text.layout import frame
             shape = frame()
     finally:
         language.use(language.SOURCE)
@@ -89,7 +89,7 @@ def build(clip, inputs=None, frames=False, pace="normal", lang="zh", frame_size=
 
 def logged(started, *key):
     """TEST_BUILD_LOG=DIR: one line per build or tiny render (its key, seconds and test), a file
-    a worker; tests/suite_time.py lists the keys built more than once."""
+    a worker; tests/support/suite_time.py lists the keys built more than once."""
     folder = os.environ.get("TEST_BUILD_LOG")
     if not folder:
         return
@@ -104,8 +104,8 @@ def logged(started, *key):
 @pytest.fixture(scope="session", autouse=True)
 def shared_builds(tmp_path_factory):
     """One folder for the whole session, every xdist worker's (their base folders' parent):
-    tests/shared_builds.py keeps its builds there."""
-    import shared_builds as shared
+    tests/support/shared_builds.py keeps its builds there."""
+    from support import shared_builds as shared
     base = tmp_path_factory.getbasetemp()
     folder = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "shared-builds"
     folder.mkdir(exist_ok=True)
@@ -210,7 +210,7 @@ def tiny_chapter(tmp_path_factory):
     shared by every test module and xdist worker: a file lock lets one worker render while
     the others wait, then reuse it (the chapter's own stamps)."""
     import fcntl
-    from scenes.pipeline import chapter
+    from scenes.pipeline.run import chapter
     shared = tmp_path_factory.getbasetemp().parent / "tiny-chapter"
     shared.mkdir(exist_ok=True)
     with open(shared.parent / "tiny-chapter.lock", "w") as lock:

@@ -1,19 +1,19 @@
 """4.7 加上批次和多个头: follow one element through reshape, transpose and the merge. The drawing
-(the id tensor, its moves, the error card) is the kit's (scenes/kit/tensors.py, cards.py)."""
+(the id tensor, its moves, the error card) is the kit's (scenes/kit/page/tensors.py, cards.py)."""
 from __future__ import annotations
 
 import re
 from typing import Any
 
 from scenes.compute import heads as compute
-from scenes.kit import lang, style
-from scenes.kit.anim import Appear
-from scenes.kit.base import ClipScene
-from scenes.kit.cards import error_card
-from scenes.kit.numbers import Shown
-from scenes.kit.inputs import InputError, flag, integer
-from scenes.kit.clip import Clip, Option
-from scenes.kit.tensors import Stage, TensorView, shape_line
+from scenes.kit.text import lang, style
+from scenes.kit.draw.anim import Appear
+from scenes.kit.scene.base import ClipScene
+from scenes.kit.draw.cards import error_card
+from scenes.kit.text.numbers import Shown
+from scenes.kit.scene.inputs import InputError, flag, integer
+from scenes.kit.scene.clip import Clip, Option
+from scenes.kit.page.tensors import Stage, TensorView, shape_line
 
 AXES = {"start": ("B", "T", "D"), "split": ("B", "T", "H", "d"), "transposed": ("B", "H", "T", "d"),
         "back": ("B", "T", "H", "d"), "merged": ("B", "T", "D"), "wrong": ("B", "T", "D")}

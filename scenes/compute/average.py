@@ -116,7 +116,7 @@ def lesson(x, query: int) -> Lesson:
 
 
 def provenance(r: Lesson) -> dict[str, Source]:
-    """Where each label the clip draws comes from (issue 25): label -> provenance.Source.
+    """Where each label the clip draws comes from: label -> provenance.Source.
 
     products[j][r] <- x[q][r]·x[j][r]; scores[j][0] and gram[i][j] <- dot products of rows of x;
     the sums (Σ rows) <- their terms; ratios <- score / Σ; shifted <- s − mean(s); shift <- the

@@ -134,7 +134,7 @@ def dropout_lesson(weights, p: float, mode: str, masks: list, samples: int, seed
         listed_samples=min(samples, SHOWN), tallest=float(max(means.max(), w.max())))
 
 
-# ------------------------------------------------------------------ where each number comes from (issue 25)
+# ------------------------------------------------------------------ where each number comes from
 def _row(prefix: str, mask, scale: str | None, i: int) -> Source:
     """Entry i of a row after a mask: kept -> its bit, its weight, 1/(1-p) (the `scale` label;
     None when the scale is the constant 1 of p = 0, as in eval mode's table); dropped -> its bit only."""

@@ -222,7 +222,7 @@ def diagonal_rows(x: np.ndarray = SCORE_X) -> tuple:
     return causal_rows(scores, 1), causal_rows(scores, 0)
 
 
-# ------------------------------------------------------------------ where each answer comes from (issue 25)
+# ------------------------------------------------------------------ where each answer comes from
 def _cell(name: str, *idx: int) -> str:
     return name + "".join(f"[{i}]" for i in idx)
 

@@ -237,7 +237,7 @@ def future_check(shape: tuple[int, int, int] = (2, 6, 12), heads: int = 3, prefi
         bug_weights_gap=float(np.max(np.abs(bug_first.weights - reference.weights))), bug=bug)
 
 
-# ------------------------------------------------------------------ where each number comes from (issue 25)
+# ------------------------------------------------------------------ where each number comes from
 RUNS = (("on", True, merge_heads), ("off", False, merge_heads), ("bug", True, wrong_merge))
 
 

@@ -90,7 +90,7 @@ def _swapped(name: str, dims: int = 4) -> list:
 
 
 def shape_sources() -> dict:
-    """Where each size of the listing's shapes comes from (issue 25): the sizes of the line before
+    """Where each size of the listing's shapes comes from: the sizes of the line before
     (or of x, the weights) and the code's numbers it is made from, by the line's operation: label ->
     Source. The structure only, no values: it holds for every B, T, D and H."""
     dim = lambda name, *ks: tuple(f"shape.{name}[{k}]" for k in ks)    # noqa: E731

@@ -1,5 +1,5 @@
 """Where each number comes from: for a label a clip draws, the labels it is computed from and
-by which operation (issue 25). No Manim, no values: the structure of the maths only.
+by which operation. No Manim, no values: the structure of the maths only.
 
     attention(n_q, n_k, d_k, d_v, hidden) -> {label: Source}
         scores[i][j]  <- Σ_r q[i][r]·k[j][r]

@@ -1,0 +1,2 @@
+"""4.8 implementation: the storyboard (scene) and its tables and listings (parts).
+"""

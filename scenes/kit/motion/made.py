@@ -1,0 +1,34 @@
+"""A grid whose first entries are made in front of the viewer where the page has room (derive.room
+finds it: the page's band, else a strip by the caption line, else none): its shell first, shown
+with whatever else the step brings in, then each made entry derived, then the rest at once
+(derive.grid_made, where the shell comes alone).
+
+    band = derive.room(scene, page, made, band_if_the_page_has_one)
+    shell, rest = first_of(book, grid, made, band)
+    scene.play(Appear(shell), Appear(tag))
+    make(scene, made, band, rest)
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from manim import Mobject
+
+from scenes.kit.motion import derive
+from scenes.kit.draw.anim import Appear
+from scenes.kit.motion.derive import Band
+from scenes.kit.motion.expressions import Derivation
+from scenes.kit.draw.grids import MatrixGrid
+from scenes.kit.text.numbers import NumberBook
+
+
+def first_of(book: NumberBook, grid: MatrixGrid, made: Sequence[Derivation], band: Band | None) -> tuple:
+    """(shell, rest) of a grid whose entries `made` are made in front of the viewer where there is room."""
+    return derive.split(book, grid, [d.cell for d in made] if band is not None else [])
+
+
+def make(scene: Any, made: Sequence[Derivation], band: Band | None, rest: Mobject, *also: Any) -> None:
+    """The derivations (where there is room), then the rest of their grid at once (with `also`)."""
+    for d in made if band is not None else ():
+        derive.derive(scene, d, band)
+    scene.play(Appear(rest), *also, run_time=0.6)

@@ -1,0 +1,164 @@
+"""A tensor of element ids on the page (the lab's 唯一编号): one layout of it as grids in rows,
+each grid a fixed choice of the first two indices under its header, and a stage that moves every
+id from one layout to the next (reshape, transpose, merge) under lines that say what changed.
+
+    stage = Stage(scene)
+    stage.show("start", ids, track=2, lines=[(text, colour), ...])     # the first layout
+    stage.show("split", ids.reshape(...), track=2, lines=...)          # every id moves there
+
+Every id, index and shape is drawn through the NumberBook; where the grids go is blocks.tiles.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+from manim import UP, Animation, DashedVMobject, Mobject, ReplacementTransform, SurroundingRectangle, VGroup
+
+from scenes.kit.draw import notes
+from scenes.kit.text import style
+from scenes.kit.draw.anim import Appear, Vanish
+from scenes.kit.draw.arrays import spelled_grid
+from scenes.kit.page.blocks import tiles
+from scenes.kit.text.layout import content_width, fit
+from scenes.kit.text.numbers import NumberBook, Shown
+from scenes.kit.page.page import Area
+
+# The ids' layout is drawn for cells 0.68 x 0.48 (an id such as e95 plus room for the tracking
+# frame) and grown by UNIT to MatrixGrid's cells, at least MIN_CELL_H tall; the ids (set at ID_SIZE)
+# and the headers (at label size) grow with it, so every box stays where that layout puts it.
+UNIT = style.MIN_CELL_H / 0.48
+ID_SIZE = 22
+CELL_W = 0.68 * UNIT
+GAP_X, GAP_Y, BATCH_GAP = 0.35 * UNIT, 0.14 * UNIT, 0.22 * UNIT
+HEADER_PAD = 0.18 * UNIT     # header to its cells: clear of the tracking frame
+FRAME_BUFF = 0.06 * UNIT     # the outer line of the double frame, outside the cell
+MAX_SCALE = 2.0 / UNIT
+LEGIBLE = 0.95 / UNIT        # ids at this scale read well at 480p
+INFO_GAP = 0.25              # between the lines and the tensor
+
+
+def coords_text(book: NumberBook, label: str, values: Sequence[int], open_axes: int = 0) -> Shown:
+    """'[0, 1, :, :]': fixed indices recorded, then ':' for each open axis."""
+    parts = [book.index(f"{label}[{k}]", v) for k, v in enumerate(values)]
+    return book.compose("[" + ", ".join(["{}"] * len(parts) + [":"] * open_axes) + "]", *parts)
+
+
+def shape_line(book: NumberBook, label: str, axes: Sequence[str], shape: Sequence[int]) -> Shown:
+    """'[B, T, H, d] = [1, 3, 2, 2]' with each size recorded."""
+    return book.compose("[" + ", ".join(axes) + "] = {}", book.coords(label, shape))
+
+
+class TensorView:
+    """One layout of the id tensor, in reading order: a grid per fixed first two indices
+    ('[0, 0, :]' is a row of D ids; '[0, 1, :, :]' a small matrix) under its header, the grids
+    in rows (blocks.tiles): for each number of columns the roomier header side, and the fewest
+    columns that keep the ids at LEGIBLE (else the roomiest).
+
+    Each id is a number ("e5", recorded as the id at that index of this layout, in its cell).
+    Not a Mobject itself: add `parts()` to the scene, move ids with `morph`.
+    """
+
+    def __init__(self, book: NumberBook, name: str, ids: Any, track: int | None = None,
+                 marks: Iterable[int] | None = None, top: float = style.CONTENT_TOP) -> None:
+        """The view fills the content area's width between `top` and the content's bottom."""
+        self.book, ids = book, np.asarray(ids)
+        self.label_of: dict[int, str] = {}
+        self.texts: dict[int, Mobject] = {}
+        self.boxes: dict[int, Mobject] = {}
+        header_of: dict[int, Mobject] = {}
+        blocks: list[Any] = []
+        for i0, i1 in np.ndindex(ids.shape[:2]):
+            sub = np.atleast_2d(ids[i0, i1])
+            at = (lambda i, j: (i0, i1, i, j)) if ids.ndim == 4 else (lambda i, j: (i0, i1, j))
+            labels = [[name + "".join(f"[{k}]" for k in at(i, j)) for j in range(sub.shape[1])]
+                      for i in range(sub.shape[0])]
+            grid = spelled_grid(book, "e{}", labels, sub, size=ID_SIZE, cell_w=CELL_W)
+            grid.box_group.set_stroke(width=1.5)
+            for entry in grid.entry_group:
+                entry.scale(UNIT)
+            words = coords_text(book, f"{name}.group[{i0}][{i1}]", (i0, i1), ids.ndim - 2)
+            header = book.label(words, color=style.MUTED, size=style.LABEL_SIZE).scale(UNIT)
+            for (i, j), n in np.ndenumerate(sub):
+                n = int(n)
+                self.texts[n], self.boxes[n] = grid.entries[i][j], grid.boxes[i][j]
+                self.label_of[n], header_of[n] = labels[i][j], header
+            blocks.append((header, grid))
+        self.headers = VGroup(*[header for header, _ in blocks])
+        self.box_group = VGroup(*[grid.box_group for _, grid in blocks])
+        area = Area(content_width(), top=top, bottom=style.CONTENT_BOTTOM, most=MAX_SCALE)
+        self.scale = tiles(blocks, area, LEGIBLE, ids.shape[1], HEADER_PAD, (GAP_X, GAP_Y), BATCH_GAP)
+        for n in (marks if marks is not None else ()):
+            self.texts[int(n)].set_color(style.MASK)
+        if track is not None:
+            self.texts[track].set_color(style.TRACK)
+            header_of[track].set_color(style.TRACK)
+
+    def parts(self) -> list[Mobject]:
+        return [self.box_group, self.headers, *self.texts.values()]
+
+    def frame(self, n: int) -> Mobject:
+        """The double frame around element n (the lab's 双线框)."""
+        box = self.boxes[n]
+        inner = SurroundingRectangle(box, buff=0.0, color=style.TRACK, stroke_width=3)
+        outer = SurroundingRectangle(box, buff=FRAME_BUFF * self.scale, color=style.TRACK, stroke_width=2)
+        return self.book.mark(VGroup(inner, outer), "track", [self.label_of[n]])
+
+    def ghost(self, n: int) -> DashedVMobject:
+        """A dashed frame: where element n belongs."""
+        rect = SurroundingRectangle(self.boxes[n], buff=0.05 * UNIT * self.scale, color=style.TRACK,
+                                    stroke_width=2)
+        return DashedVMobject(rect, num_dashes=16)
+
+
+def morph(old: TensorView, new: TensorView,
+          frames: Iterable[tuple[Mobject, Mobject]] = ()) -> list[Animation]:
+    """Move every id from its place in `old` to its place in `new` (and the frames with it)."""
+    anims: list[Animation] = [Vanish(old.box_group), Vanish(old.headers), Appear(new.box_group),
+                              Appear(new.headers)]
+    anims += [ReplacementTransform(old.texts[n], new.texts[n]) for n in old.texts]
+    anims += [ReplacementTransform(a, b) for a, b in frames]
+    return anims
+
+
+def moved(book: NumberBook, old: TensorView, new: TensorView, n: int) -> None:
+    """The tracked id, moved from its place in `old` to `new`: its record says from which label
+    (op "move", as a derivation of scenes/kit/motion/derive.py says it), the first time that layout's id is made."""
+    label = new.label_of[n]
+    rec = next((r for r in book.records if r["label"] == label), None)
+    if rec is not None and "derivation" not in rec and label in book.sources:
+        rec["derivation"] = {"step": book.step, "op": "move", "shows": [old.label_of[n]], "motion": "morph"}
+
+
+def info_lines(book: NumberBook, lines: Sequence[tuple[Shown | str, str]]) -> Mobject:
+    """The lines above the tensor: (text, colour) pairs, left-aligned, under the title."""
+    group = fit(notes.lines(book, lines, size=style.LABEL_SIZE, buff=0.14), content_width())
+    return group.move_to(np.array([0.0, style.CONTENT_TOP, 0.0]), aligned_edge=UP)
+
+
+class Stage:
+    """The id tensor on a scene under its lines: the first `show` brings the layout in, each
+    next one moves every id (and the tracked id's double frame) into the new layout."""
+
+    def __init__(self, scene: Any) -> None:
+        self.scene = scene
+        self.view: TensorView | None = None
+        self.frame: Any = None
+        self.info: Any = None
+
+    def show(self, name: str, ids: Any, track: int, lines: Sequence[tuple[Shown | str, str]],
+             marks: Iterable[int] | None = None) -> TensorView:
+        """Lay the ids out as `name` (each recorded under that label) under new lines."""
+        scene, book = self.scene, self.scene.book
+        info = info_lines(book, lines)
+        view = TensorView(book, name, ids, track, marks, top=info.get_bottom()[1] - INFO_GAP)
+        frame = view.frame(track)
+        if self.view is None:
+            scene.play(*[Appear(p) for p in view.parts()], Appear(frame), Appear(info))
+        else:
+            scene.play(*morph(self.view, view, [(self.frame, frame)]), Vanish(self.info), Appear(info),
+                       run_time=style.RUN_TIME * 1.5)
+            scene.bring_to_front(*view.texts.values(), frame)   # the new cells appeared over them
+            moved(book, self.view, view, track)
+        self.view, self.frame, self.info = view, frame, info
+        return view

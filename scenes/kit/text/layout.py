@@ -1,0 +1,175 @@
+"""Where things go on the frame, and the record of where they went.
+
+The content area lies between the title band and the caption band; `fit` scales a
+group into it. `snapshot` lists every text mobject visible at the end of a step
+with its box in frame units (the manifest's `layout`, SPEC.md section 1).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from manim import DL, UR, ImageMobject, Mobject, Scene, Transform, config
+
+from scenes.kit.text import lang, style
+
+
+def frame() -> dict[str, float]:
+    """The frame's size in Manim units, read from the running config (never at import)."""
+    return {"width": float(config.frame_width), "height": float(config.frame_height)}
+
+
+def content_width() -> float:
+    return frame()["width"] - 2 * style.FRAME_MARGIN
+
+
+def content_height() -> float:
+    """Between the title band and a two-line caption band."""
+    return style.CONTENT_TOP - style.CONTENT_BOTTOM
+
+
+def content_center() -> np.ndarray:
+    return np.array([0.0, (style.CONTENT_TOP + style.CONTENT_BOTTOM) / 2, 0.0])
+
+
+def fit(mob: Mobject, width: float | None = None, height: float | None = None,
+        most: float = 1.0) -> Mobject:
+    """Scale `mob` to fit width x height (the content area by default); never grow it past `most`."""
+    width = content_width() if width is None else width
+    height = content_height() if height is None else height
+    if mob.width == 0 and mob.height == 0:
+        return mob
+    factor = min(width / mob.width if mob.width else np.inf, height / mob.height if mob.height else np.inf)
+    mob.scale(min(factor, most))
+    return mob
+
+
+def visible(mob: Mobject) -> bool:
+    if isinstance(mob, ImageMobject):
+        return True
+    parts = mob.family_members_with_points()
+    if not parts:
+        return False
+    fill = max(float(np.max(np.asarray(p.fill_rgbas)[:, 3], initial=0)) for p in parts)
+    stroke = max(float(np.max(np.asarray(p.stroke_rgbas)[:, 3], initial=0))
+                 * (float(getattr(p, "stroke_width", 0) or 0) > 0) for p in parts)
+    return max(fill, stroke) > 0.05
+
+
+def box(mob: Mobject) -> list[float]:
+    (x0, y0, _), (x1, y1, _) = mob.get_corner(DL), mob.get_corner(UR)
+    return [round(float(v), 4) for v in (x0, y0, x1, y1)]
+
+
+def snapshot(scene: Scene, book: Any, step: int) -> dict[str, Any]:
+    """The step's layout: every recorded text on screen with its box and, for grid entries
+    and axis labels, its place (grid, row, col, the cell's box; grid, axis, index); every
+    mark with the labels it covers; the user texts each item shows. A visible mobject that
+    draws a digit and was not made by the book fails here (typed_numbers)."""
+    items: list[dict[str, Any]] = []
+    seen: set[int] = set()
+    typed: list[str] = []
+    for top in scene.mobjects:
+        _walk(top, book, step, items, seen, typed)
+    if typed:
+        from scenes.kit.text.numbers import TypedNumberError
+        raise TypedNumberError(f"step {step}: " + "; ".join(typed[:5]))
+    return {"step": step, "items": items}
+
+
+def _walk(mob: Mobject, book: Any, step: int, items: list, seen: set, typed: list) -> None:
+    if id(mob) in seen:
+        return
+    seen.add(id(mob))
+    meta = book.meta.get(id(mob))
+    if meta is None:
+        drawn = digits_drawn(mob)
+        if drawn is not None and visible(mob):
+            typed.append(f"{type(mob).__name__} {drawn!r} was not made by the NumberBook")
+            return
+        for sub in mob.submobjects:
+            _walk(sub, book, step, items, seen, typed)
+        return
+    if not visible(mob):
+        return
+    if meta["kind"] == "mark":
+        items.append({"kind": "mark", "label": meta["mark"], "text": "", "mark": meta["mark"],
+                      "covers": meta["covers"], "box": box(mob)})
+        for sub in mob.submobjects:
+            _walk(sub, book, step, items, seen, typed)
+        return
+    item = {"kind": meta["kind"], "label": meta["label"], "text": meta["text"], "box": box(mob)}
+    for key, value in meta["place"].items():
+        item[key] = box(value) if key == "cell" else value
+    if meta["users"]:
+        item["users"] = [list(u) for u in meta["users"]]
+    if meta.get("full"):
+        item["full"] = meta["full"]      # an abbreviated label's whole text
+    items.append(item)
+    for label in meta["numbers"] + ([meta["label"]] if meta["kind"] == "number" else []):
+        for rec in book.records:
+            if rec["label"] == label and rec["step"] is None:
+                rec["step"] = step
+
+
+def digits_drawn(mob: Mobject) -> str | None:
+    """What a text-drawing mobject draws, when it may hold a digit: the string of a Text,
+    MarkupText, Tex, MathTex, Code or NumberText with a digit in it; "" for a number
+    mobject (DecimalNumber, Integer), an SVG file or an image, whose content is unknown."""
+    from manim import Code, DecimalNumber, ImageMobject, SingleStringMathTex, SVGMobject
+    from scenes.kit.text.glyphs import NumberText
+    from scenes.kit.text.numbers import numerals
+    if isinstance(mob, (DecimalNumber, ImageMobject)):
+        return ""
+    if isinstance(mob, Code):
+        text = str(getattr(mob, "code_string", ""))
+    elif isinstance(mob, SingleStringMathTex):
+        text = str(mob.tex_string)
+    elif isinstance(mob, NumberText) or hasattr(mob, "original_text"):
+        text = str(getattr(mob, "original_text", getattr(mob, "text", "")))
+    elif isinstance(mob, SVGMobject):
+        return str(getattr(mob, "file_name", ""))
+    else:
+        return None
+    return text if numerals(text) else None
+
+
+def wrap_two_lines(text: str) -> str:
+    """Break a long caption once: after the punctuation nearest its middle when one lies in
+    its middle half, else at the space nearest the middle (never beside an "=", so "T = 1"
+    stays whole)."""
+    middle = len(text) / 2
+    strong = [i + 1 for i, ch in enumerate(text[:-1]) if ch in "，；：。、,;:"]
+    weak = [i + 1 for i, ch in enumerate(text[:-1]) if ch == " "
+            and text[i - 1:i] != "=" and text[i + 1:i + 2] != "="]
+
+    def nearest(cuts: list[int]) -> int | None:
+        return min(cuts, key=lambda c: abs(c - middle)) if cuts else None
+
+    cut = nearest(strong)
+    if cut is None or abs(cut - middle) >= len(text) / 4:
+        cut = nearest(weak) if weak else cut
+    if cut is None or abs(cut - middle) >= len(text) / 3:
+        cut = int(middle)
+    return text[:cut].rstrip() + "\n" + text[cut:].lstrip()
+
+
+def caption_text(book: Any, text: str) -> Mobject:
+    """The on-screen subtitle: one line, or two when one would not fit; inside the frame."""
+    limit = content_width()
+    mob = book.text(text, size=style.CAPTION_SIZE, kind="caption")
+    if mob.width > limit:
+        two = book.rewrap(text, wrap_two_lines(str(text)))
+        mob = book.text(two, size=style.CAPTION_SIZE, kind="caption")
+        if mob.width > limit:
+            mob.scale_to_fit_width(limit)
+    return mob.move_to([0, 0, 0]).align_to([0, style.CAPTION_BOTTOM, 0], [0, -1, 0])
+
+
+def retitle(scene: Any, label: str, section: str, title: str, run_time: float = 0.4) -> None:
+    """The title turns to another section's (a clip that spans two: 4.2, then 4.3): the section id
+    recorded under `label`, the title in the current language."""
+    head = scene.book.section(label, section)
+    mob = scene.book.text("{}  " + lang.tr(title), head, size=style.TITLE_SIZE, kind="title")
+    scene.play(Transform(scene.title_mob, mob.move_to(scene.title_mob)), run_time=run_time)
+    scene.book.meta[id(scene.title_mob)] = scene.book.meta[id(mob)]

@@ -1,0 +1,199 @@
+"""The lab's work: content-addressed output folders with a size cap, the still queue (the
+warm worker, identical requests shared, superseded ones dropped) and the video pool (N renders
+at once in subprocesses of render.py, the rest queued with a position, progress, cancel).
+
+Every file the lab writes is under its folder, in ROOT/KEY/ where KEY is a hash of what shapes
+the render (clip, checked inputs, quality, language, step, and the code and catalogue); no
+request field ever becomes a path.
+"""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import re
+import shutil
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Callable
+
+from scenes.kit.text.lang import LANGS
+from scenes.pipeline.lab.worker import StillWorker, WorkerGone
+from scenes.pipeline.jobs.registry import specs
+from scenes.pipeline.run.runner import stem
+
+RENDER = Path(__file__).resolve().parents[3] / "render.py"
+KEY = re.compile(r"^[0-9a-f]{32}$")
+FILES = {"png": "image/png", "mp4": "video/mp4", "srt": "text/plain; charset=utf-8",
+         "numbers.json": "application/json", "script.md": "text/markdown; charset=utf-8"}
+
+
+@lru_cache(maxsize=None)
+def code_hash(clip: str, lang: str) -> str:
+    """What else shapes a clip's frames: its modules (through the imports), the shared files
+    and the language's catalogue, as the chapter's stamps count them."""
+    from scenes.pipeline.run.chapter import catalogue_hash, dependencies, files_hash, shared_files
+    from scenes.pipeline.jobs.registry import scene
+    files = sorted(set(dependencies(scene(clip).__module__)) | set(shared_files()))
+    return files_hash(files) + catalogue_hash(lang)
+
+
+def request_key(clip: str, inputs: dict, quality: str, lang: str, step: int | None, kind: str) -> str:
+    text = json.dumps([clip, inputs, quality, lang, step, kind, code_hash(clip, lang)], sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+class Store:
+    """ROOT/KEY/ folders, each with meta.json (clip, lang, kind) written by the lab; oldest
+    first removed past the size cap, never one in use."""
+
+    def __init__(self, root: Path, cap_bytes: int) -> None:
+        self.root, self.cap = root.resolve(), cap_bytes
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.meta: dict[str, dict] = {}
+        for folder in self.root.iterdir():
+            try:
+                meta = json.loads((folder / "meta.json").read_text("utf-8"))
+                if KEY.match(folder.name) and meta["clip"] in specs() and meta["lang"] in LANGS:
+                    self.meta[folder.name] = {"clip": meta["clip"], "lang": meta["lang"], "kind": meta["kind"]}
+            except (OSError, ValueError, KeyError, TypeError):
+                continue
+
+    def folder(self, key: str) -> Path:
+        if not KEY.match(key):
+            raise KeyError(key)
+        return self.root / key
+
+    def register(self, key: str, clip: str, lang: str, kind: str) -> None:
+        self.meta[key] = {"clip": clip, "lang": lang, "kind": kind}
+        (self.folder(key) / "meta.json").write_text(json.dumps(self.meta[key]))
+
+    def file(self, key: str, ext: str) -> Path | None:
+        """KEY's file of that kind, if the lab made it (names from meta, never from a request)."""
+        if ext not in FILES or key not in self.meta or not KEY.match(key):
+            return None
+        path = self.folder(key) / f"{stem(self.meta[key]['clip'], self.meta[key]['lang'])}.{ext}"
+        if path.is_file():
+            os.utime(self.folder(key))          # used: the last to go
+            return path
+        return None
+
+    def forget(self, key: str) -> None:
+        self.meta.pop(key, None)
+        shutil.rmtree(self.folder(key), ignore_errors=True)
+
+    def trim(self, busy: set[str]) -> list[str]:
+        """Remove the least recently used folders until the lab fits its cap."""
+        sizes, used = {}, {}
+        for folder in self.root.iterdir():
+            try:
+                if folder.is_dir() and KEY.match(folder.name):
+                    sizes[folder.name] = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+                    used[folder.name] = folder.stat().st_mtime
+            except OSError:           # removed meanwhile (a render's own temporary files)
+                continue
+        total, removed = sum(sizes.values()), []
+        for key in sorted(sizes, key=lambda k: used[k]):
+            if total <= self.cap:
+                break
+            if key not in busy:
+                self.forget(key)
+                total -= sizes[key]
+                removed.append(key)
+        return removed
+
+
+class Busy(Exception):
+    """Too much is waiting: try again in a moment (HTTP 429)."""
+
+
+class Stills:
+    """Stills through the warm worker, one at a time; the same key is rendered once for all who
+    ask, and a request whose pages all asked for something newer since is skipped."""
+
+    def __init__(self, worker: StillWorker, store: Store, max_pending: int = 8) -> None:
+        self.worker, self.store, self.max_pending = worker, store, max_pending
+        self.inflight: dict[str, tuple[asyncio.Future, dict[str, int]]] = {}
+        self.latest: OrderedDict[str, int] = OrderedDict()
+        self.seq = 0
+
+    async def get(self, key: str, request: dict, session: str, made: str = "png") -> dict:
+        """The worker's answer for `request` ({} once KEY holds its `made` file)."""
+        self.seq += 1
+        self.latest[session] = self.seq
+        self.latest.move_to_end(session)
+        while len(self.latest) > 1000:
+            self.latest.popitem(last=False)
+        if self.store.file(key, made):
+            return {}
+        if key in self.inflight:
+            future, waiters = self.inflight[key]
+            waiters[session] = self.seq
+        else:
+            if len(self.inflight) >= self.max_pending:
+                raise Busy("the lab is busy: try again in a moment")
+            future, waiters = asyncio.get_running_loop().create_future(), {session: self.seq}
+            self.inflight[key] = (future, waiters)
+            asyncio.create_task(self.run(key, request, future, waiters, made))
+        return dict(await asyncio.shield(future))
+
+    async def run(self, key: str, request: dict, future: asyncio.Future, waiters: dict[str, int],
+                  made: str) -> None:
+        result: dict[str, Any]
+        try:
+            async with self.worker.lock:
+                if all(self.latest.get(s, seq) > seq for s, seq in waiters.items()):
+                    result = {"superseded": True}
+                else:
+                    result = await self.ask(dict(request, out=str(self.store.folder(key))))
+                    if "error" not in result:
+                        self.store.register(key, request["clip"], request["lang"], request["op"])
+        except Exception as err:      # a dead worker or anything else: this request fails, the lab goes on
+            shown = str(err) if isinstance(err, WorkerGone) else f"the still failed: {type(err).__name__}: {err}"
+            result = {"error": shown.splitlines()[0] if shown else "the still failed", "field": None, "failed": True}
+        finally:
+            self.inflight.pop(key, None)
+        if "error" in result and not self.store.file(key, made):
+            shutil.rmtree(self.store.folder(key), ignore_errors=True)
+        future.set_result(result)
+
+    async def ask(self, request: dict) -> dict:
+        """One retry on a fresh worker: the one before may have died of another request."""
+        try:
+            return await self.worker.ask(request)
+        except WorkerGone as err:
+            if "crashed" not in str(err):
+                raise
+            return await self.worker.ask(request)
+
+    @property
+    def pending(self) -> int:
+        return len(self.inflight)
+
+
+@dataclass
+class Job:
+    key: str
+    clip: str
+    lang: str
+    quality: str
+    given: dict
+    args: list[str]
+    state: str = "queued"              # queued, running, done, failed, cancelled
+    progress: float = 0.0
+    error: str | None = None
+    plays: int | None = None
+    voice: Callable[[Path], Path] | None = field(default=None, repr=False)   # makes its --voice folder
+    proc: asyncio.subprocess.Process | None = field(default=None, repr=False)
+    created: float = field(default_factory=time.monotonic)
+
+    def view(self, position: int | None) -> dict:
+        out = {"key": self.key, "state": self.state, "progress": round(self.progress, 3), "error": self.error,
+               "position": position, "clip": self.clip, "lang": self.lang, "quality": self.quality}
+        if self.state == "done":
+            out["files"] = {ext: f"/files/{self.key}/{ext}" for ext in ("mp4", "srt", "numbers.json", "script.md")}
+        return out

@@ -1,0 +1,190 @@
+"""The lab: a local web server (Starlette on uvicorn) with one page per clip, generated from
+the registry, where a lecturer or a student changes the inputs and sees the clip's still and
+the numbers it draws within seconds, then renders the video.
+
+`render.py lab [--host 127.0.0.1] [--port 8765] [--out media/lab]`. Each edit is checked by
+the clip's own rules (the same one-line InputError as the CLI, HTTP 422, nothing rendered);
+a good one renders the chosen step's still in the warm worker (lab_worker.py); "Render video"
+queues a render.py subprocess in a bounded pool (lab_videos.py). Everything written lives in
+the lab's folder under a content hash (lab_jobs.py); files are served by that key only. The
+recording page (/record/NAME, /record for the chapter; lab_record.py) saves the lecturer's
+takes as `--voice DIR` reads them, in LAB/voice/ (lab_takes.py).
+"""
+from __future__ import annotations
+
+import asyncio
+import html
+import json
+import socket
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, AsyncIterator
+
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from scenes.kit.text.lang import LANGS, SOURCE, tr
+from scenes.pipeline.lab.jobs import FILES, Busy, Job, Stills, Store, request_key
+from scenes.pipeline.lab.record import Recorder
+from scenes.pipeline.lab.request import Refused, page_data, parse, still_view
+from scenes.pipeline.lab.videos import Videos
+from scenes.pipeline.lab.worker import StillWorker
+from scenes.pipeline.jobs.registry import specs
+
+PAGE = Path(__file__).with_name("lab.html")
+MAX_BODY = 64 * 1024                  # bytes of one request
+RECORD, RECORD_ALL = "录音", "整章录音"    # the index's links to the recording pages (en: the catalogue)
+STILL_SECONDS = 120.0                 # a still that takes longer is stopped (its worker restarted)
+
+
+def make_app(root: Path, jobs: int = 1, cap_mb: int = 2048, hosts: list[str] | None = None) -> Starlette:
+    """The lab's app; `hosts`: the Host headers it answers (others get 400: a page elsewhere that
+    resolves its own name to 127.0.0.1 cannot reach it)."""
+    store = Store(root, cap_mb * 1024 * 1024)
+    worker = StillWorker(store.root, store.root / ".worker.log", STILL_SECONDS)
+    stills = Stills(worker, store)
+    videos = Videos(store, stills, jobs)
+
+    async def body(request: Request) -> Any:
+        if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+            raise Refused(415, "send JSON (Content-Type: application/json)")
+        try:
+            return json.loads(await request.body())
+        except (ValueError, UnicodeDecodeError):
+            raise Refused(400, "malformed JSON") from None
+
+    async def still(request: Request) -> Response:
+        ask = parse(await body(request))
+        key = request_key(ask.clip, ask.inputs, "low", ask.lang, ask.step, "still")
+        result = await stills.get(key, {"op": "still", "clip": ask.clip, "lang": ask.lang, "given": ask.given,
+                                        "step": ask.step}, ask.session)
+        if result.get("superseded"):
+            raise Refused(409, "superseded by a newer edit")
+        if "error" in result:
+            raise Refused(500 if result.get("failed") else 422, result["error"], result.get("field"))
+        store.trim(videos.busy() | set(stills.inflight) | {key})
+        return JSONResponse(still_view(store, key, ask.step))
+
+    recorder = Recorder(store, stills, body)
+
+    async def video(request: Request) -> Response:
+        data = await body(request)
+        ask = parse(data)
+        kind, voice = "video", None
+        if data.get("voice") is not None:            # the recording page's takes (lab_record.py)
+            part, voice = await recorder.voiced(ask, data["voice"])
+            kind = f"video-{part}"
+        key = request_key(ask.clip, ask.inputs, ask.quality, ask.lang, None, kind)
+        options = {o.key: o for o in specs()[ask.clip].options}
+        args = [f"--{options[k].name}" if v is True else f"--{options[k].name}={v}" for k, v in ask.given.items()]
+        job = videos.submit(Job(key, ask.clip, ask.lang, ask.quality, ask.given, args, voice=voice))
+        return JSONResponse(videos.view(job.key), status_code=202)
+
+    def job_key(request: Request) -> str:
+        key = request.path_params["key"]
+        if key not in videos.jobs:
+            raise Refused(404, "no such render")
+        return str(key)
+
+    async def job(request: Request) -> Response:
+        return JSONResponse(videos.view(job_key(request)))
+
+    async def cancel(request: Request) -> Response:
+        return JSONResponse(await videos.cancel(job_key(request)))
+
+    async def events(request: Request) -> Response:
+        key = job_key(request)
+
+        async def stream() -> AsyncIterator[str]:
+            last = None
+            while True:
+                view = videos.view(key)
+                if view != last:
+                    yield f"data: {json.dumps(view)}\n\n"
+                    last = view
+                if view is None or view["state"] in ("done", "failed", "cancelled"):
+                    return
+                await asyncio.sleep(0.3)
+        return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
+
+    async def files(request: Request) -> Response:
+        key, ext = request.path_params["key"], request.path_params["ext"]
+        path = store.file(key, ext) if key not in videos.busy() else None
+        if path is None:
+            raise Refused(404, "no such file")
+        return FileResponse(path, media_type=FILES[ext], filename=path.name,
+                            content_disposition_type="inline")
+
+    async def clip_page(request: Request) -> Response:
+        name = request.path_params["name"]
+        lang = request.query_params.get("lang", SOURCE)
+        if name not in specs() or lang not in LANGS:
+            raise Refused(404, "no such clip page")
+        data = json.dumps(page_data(specs()[name], lang), ensure_ascii=False).replace("</", "<\\/")
+        title = html.escape(f"{specs()[name].section} {specs()[name].heading(lang)} · lab")
+        return HTMLResponse(PAGE.read_text("utf-8").replace("__DATA__", data).replace("__TITLE__", title)
+                            .replace("__LANG__", lang))
+
+    async def index(request: Request) -> Response:
+        items = "".join(f'<li><a href="/clip/{s.name}">{html.escape(s.section)} {html.escape(s.heading())}</a>'
+                        f' · <a href="/clip/{s.name}?lang=en">{html.escape(s.heading("en"))}</a>'
+                        f' · <a href="/record/{s.name}">{RECORD}</a> · <a href="/record/{s.name}?lang=en">{tr(RECORD, "en")}</a>'
+                        '</li>'
+                        for s in specs().values())
+        items += f'<li><a href="/record">{RECORD_ALL}</a> · <a href="/record?lang=en">{tr(RECORD_ALL, "en")}</a></li>'
+        return HTMLResponse(f'<!DOCTYPE html><meta charset="utf-8"><title>lab</title><body style="font-family:'
+                            f'\'Noto Sans CJK SC\',sans-serif;background:#0F1117;color:#ECEFF1"><h1>Chapter 4 lab</h1>'
+                            f'<ul style="line-height:2">{items}</ul><style>a{{color:#4FC3F7}}</style>')
+
+    async def health(request: Request) -> Response:
+        return JSONResponse({"ok": True, "worker": worker.pid, "stills": stills.pending,
+                             "queued": len(videos.queue), "running": len(videos.running)})
+
+    async def refused(request: Request, err: Exception) -> Response:
+        assert isinstance(err, Refused)
+        return JSONResponse({"error": err.message, "field": err.field}, status_code=err.status)
+
+    async def busy(request: Request, err: Exception) -> Response:
+        return JSONResponse({"error": str(err), "field": None}, status_code=429, headers={"Retry-After": "2"})
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        warm = asyncio.create_task(worker.start())      # the slow imports, before the first edit
+        yield
+        warm.cancel()
+        await videos.close()
+        await worker.stop()
+
+    def route(path: str, endpoint: Any, methods: list[str] | None = None) -> Route:
+        return Route(path, endpoint, methods=methods, max_body_size=MAX_BODY)   # per route: a take is larger
+
+    routes = [route("/", index), route("/health", health), route("/clip/{name}", clip_page),
+              route("/api/still", still, ["POST"]), route("/api/video", video, ["POST"]),
+              route("/api/jobs/{key}", job), route("/api/jobs/{key}/events", events),
+              route("/api/jobs/{key}/cancel", cancel, ["POST"]), route("/files/{key}/{ext}", files),
+              *recorder.routes(MAX_BODY)]
+    guard = [Middleware(TrustedHostMiddleware, allowed_hosts=hosts)] if hosts else []
+    return Starlette(routes=routes, lifespan=lifespan, middleware=guard,
+                     exception_handlers={Refused: refused, Busy: busy})
+
+
+def serve(host: str = "127.0.0.1", port: int = 8765, out: str | Path = "media/lab", jobs: int = 1,
+          cap_mb: int = 2048) -> None:
+    """Bind, print the address (port 0: a free one), serve until interrupted."""
+    import uvicorn
+    root = Path(out).resolve()
+    loopback = ["127.0.0.1", "localhost", "::1", "[::1]"]
+    app = make_app(root, jobs, cap_mb, loopback if host in loopback else None)
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    shown = f"[{host}]" if family == socket.AF_INET6 else host
+    print(f"lab: http://{shown}:{sock.getsockname()[1]}/  (folder {root}; Ctrl-C stops it)", flush=True)
+    config = uvicorn.Config(app, log_level="warning", limit_concurrency=200, timeout_keep_alive=5,
+                            timeout_graceful_shutdown=5)
+    uvicorn.Server(config).run(sockets=[sock])

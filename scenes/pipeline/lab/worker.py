@@ -1,0 +1,136 @@
+"""The lab's warm worker: one process that has Manim imported and renders stills (and plans
+videos) on request, so that a changed input shows its still in about a second.
+
+It is its own process (`python -m scenes.pipeline.lab.worker`), spoken to in JSON lines on
+stdin/stdout: a crash or a hang in a render ends this process, never the lab's server, which
+starts a fresh one (StillWorker below). Its requests were already checked by the server; it
+checks them again with the clip's own rules (the same InputError) before drawing.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+LINE_LIMIT = 1 << 20          # bytes of one reply line
+LOG_LIMIT = 1 << 20           # the worker's log (Manim's warnings) starts afresh past this
+
+
+def handle(request: dict) -> dict:
+    """{"op": "still" | "script" | "plan", clip, given, lang, step, out} -> {} | {"plays", "steps"} |
+    {"error", "field"}; a script is the dry run's manifest and NAME.script.md."""
+    from scenes.kit.text import lang as language
+    from scenes.pipeline.jobs.inputs import InputError, check, raw_inputs
+    from scenes.pipeline.run.runner import plan, render_clip
+    clip, lang = request["clip"], request["lang"]
+    try:
+        inputs = check(clip, raw_inputs(clip, None, request["given"]))
+        if request["op"] == "plan":
+            language.use(lang)
+            work = Path(tempfile.mkdtemp(prefix=".plan-", dir=request["out"]))
+            try:
+                scene = plan(clip, inputs, "normal", work)
+            finally:
+                shutil.rmtree(work, ignore_errors=True)
+            return {"plays": scene.renderer.num_plays, "steps": len(scene.captions)}
+        if request["op"] == "script":
+            render_clip(clip, inputs, "low", "mp4", request["out"], dry_run=True, lang=lang)
+        else:
+            render_clip(clip, inputs, "low", "png", request["out"], step=request["step"], lang=lang)
+        return {}
+    except InputError as err:
+        return {"error": str(err), "field": err.field}
+    except Exception as err:      # a render failure: reported, the worker goes on
+        return {"error": f"render of {clip} failed: {type(err).__name__}: {err}".splitlines()[0], "field": None,
+                "failed": True}
+
+
+def main() -> None:
+    """Read one JSON request a line, answer one JSON line; Manim's own prints go to stderr."""
+    reply = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)
+    import scenes.pipeline.run.runner  # noqa: F401  (the slow imports, before the first request)
+    reply.write('{"ready": true}\n')
+    reply.flush()
+    for line in sys.stdin:
+        reply.write(json.dumps(handle(json.loads(line)), ensure_ascii=False) + "\n")
+        reply.flush()
+
+
+class WorkerGone(RuntimeError):
+    """The worker died or hung; a fresh one starts with the next request."""
+
+
+class StillWorker:
+    """The server's side: one request at a time (callers hold `lock`), a time limit on each,
+    and a fresh process after a crash or a timeout."""
+
+    def __init__(self, root: Path, log: Path, timeout: float) -> None:
+        self.root, self.log, self.timeout = root, log, timeout
+        self.proc: asyncio.subprocess.Process | None = None
+        self.ready = False
+        self.lock = asyncio.Lock()               # one request at a time (held by the callers)
+        self.starting = asyncio.Lock()
+
+    async def start(self) -> None:
+        async with self.starting:
+            if self.proc is not None and self.proc.returncode is None:
+                return
+            if self.log.exists() and self.log.stat().st_size > LOG_LIMIT:
+                self.log.unlink()
+            with open(self.log, "ab") as log:
+                self.proc = await asyncio.create_subprocess_exec(
+                    sys.executable, "-m", "scenes.pipeline.lab.worker", cwd=str(self.root), limit=LINE_LIMIT,
+                    stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=log,
+                    env=dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[3])))
+            await self.read(120)           # {"ready": true}: imports done
+            self.ready = True
+
+    @property
+    def pid(self) -> int | None:
+        """The worker's process id once it is ready, else None."""
+        alive = self.proc is not None and self.proc.returncode is None and self.ready
+        return self.proc.pid if alive and self.proc is not None else None
+
+    async def read(self, timeout: float) -> dict[str, Any]:
+        assert self.proc is not None and self.proc.stdout is not None
+        try:
+            line = await asyncio.wait_for(self.proc.stdout.readline(), timeout)
+        except (asyncio.TimeoutError, ValueError):
+            await self.stop()
+            raise WorkerGone(f"the render took longer than {timeout:.0f} s and was stopped") from None
+        if not line:
+            await self.stop()
+            raise WorkerGone("the render crashed; the lab starts a fresh worker")
+        return dict(json.loads(line))
+
+    async def ask(self, request: dict) -> dict[str, Any]:
+        """Send one request and wait for its answer (the caller holds self.lock)."""
+        await self.start()
+        assert self.proc is not None and self.proc.stdin is not None
+        try:
+            self.proc.stdin.write((json.dumps(request, ensure_ascii=False) + "\n").encode())
+            await self.proc.stdin.drain()
+        except (BrokenPipeError, ConnectionResetError):
+            await self.stop()
+            raise WorkerGone("the render crashed; the lab starts a fresh worker") from None
+        try:
+            return await self.read(self.timeout)
+        except asyncio.CancelledError:        # its answer is still coming: read it, or the next
+            await self.read(self.timeout)     # request would take it for its own
+            raise
+
+    async def stop(self) -> None:
+        if self.proc is not None and self.proc.returncode is None:
+            self.proc.kill()
+            await self.proc.wait()
+        self.proc, self.ready = None, False
+
+
+if __name__ == "__main__":
+    main()

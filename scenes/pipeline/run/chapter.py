@@ -1,0 +1,182 @@
+"""The chapter video: every registered clip with the book's inputs, rendered as independent
+jobs (scenes/pipeline/run/executor.py: processes here, or a dask cluster), then joined in book order
+behind a title card each, with one .srt and the section list as mp4 chapters (and
+chapter04.chapters.json). A variants run (several languages, several qualities) is one list of
+jobs over every clip and title card of every variant; each variant is joined when all are done.
+
+A render is reused when nothing that shapes its frames changed since it was made: its stamp in
+OUT/.stamps (scenes/pipeline/jobs/stamps.py). A change in scenes/compute/masking.py re-renders the
+clips that import it, and nothing else.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from scenes.kit.text import lang as language
+from scenes.kit.text import style
+from scenes.kit.text.style import BOOK_TITLE
+from scenes.pipeline.run.executor import Executor, LocalExecutor, Result, Task, TaskFailed
+from scenes.pipeline.jobs.files import stem, write_atomic
+from scenes.pipeline.jobs.inputs import InputError
+from scenes.pipeline.video.join import NAME, duration, join  # noqa: F401  (duration: used by the tests)
+from scenes.pipeline.jobs.registry import Clip, scene, specs
+from scenes.pipeline.jobs.leftovers import sweep
+from scenes.pipeline.jobs.stamps import (  # noqa: F401  (re-exported: the lab and the tests use them)
+    ROOT, catalogue_hash, code_hash, dependencies, files_hash, fresh, shared_files, stamp_of, title_stamp,
+)
+
+RENDER_MEMORY = 1.5e9     # bytes one 1080p render may need at its peak (bench/README.md)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One chapter: a language and a quality, in its folder."""
+    lang: str
+    quality: str
+    out: Path
+
+
+def variants(out: Path, langs: list[str], qualities: list[str]) -> list[Variant]:
+    """Every language in one folder (NAME.en.mp4 beside NAME.mp4); one quality in OUT itself,
+    several each in OUT/QUALITY/."""
+    return [Variant(lang, quality, out if len(qualities) == 1 else out / quality)
+            for quality in qualities for lang in langs]
+
+
+def tasks_for(out: Path, quality: str, sections: bool, pace: str = "normal", voice: str | None = None,
+              lang: str = language.SOURCE, clips: dict[str, Clip] | None = None) -> list[Task]:
+    """The renders of one variant that are out of date."""
+    tasks, folder = [], str(Path(out).resolve())
+    common = ("--quality", quality, "--out", folder, "--lang", lang)
+    spoken = ("--pace", pace) + (("--voice", voice) if voice else ())
+    catalogue = catalogue_hash(lang)
+    for clip, spec in (clips or specs()).items():
+        name = stem(clip, lang)
+        module, stamp = scene(clip).__module__, stamp_of(clip, quality, sections, pace, voice, lang)
+        files: tuple[str, ...] = (f"{name}.mp4", f"{name}.srt", f"{name}.numbers.json")
+        if not fresh(out, name, stamp, list(files)):
+            args = (clip, *common, *spoken) + (("--sections",) if sections else ())
+            tasks.append(Task(name, name, stamp, args, folder, files, module, code_hash(module) + catalogue, lang))
+        module, stamp = "scenes.pipeline.video.title_card", title_stamp(spec, quality, lang)
+        files = (f".titles/{name}.mp4",)
+        if not fresh(out, f"title-{name}", stamp, list(files)):
+            args = ("title-card", clip, *common)
+            tasks.append(Task(f"title {name}", f"title-{name}", stamp, args, folder, files, module,
+                              code_hash(module) + catalogue, lang))
+    return tasks
+
+
+def job_count() -> int:
+    """As many renders at once as there are cores, and memory for each."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    try:
+        pages = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        by_memory = max(1, int(pages // RENDER_MEMORY))
+    except (ValueError, OSError, AttributeError):
+        by_memory = cores
+    return max(1, min(cores, by_memory))
+
+
+def run_all(tasks: list[Task], executor: Executor) -> None:
+    """Run the renders with one progress line; a render's stamp is written once its files are in
+    place, if the files that shaped it are those its stamp was made from; the first failure stops
+    the rest."""
+    start, count, shown, unstamped = time.monotonic(), [0], "", []
+
+    def done(task: Task, result: Result) -> None:
+        nonlocal shown
+        missing = [f for f in task.files if not (Path(task.out) / f).exists()]
+        if missing:
+            raise RuntimeError(f"{task.label}: {missing[0]} is not in {task.out} after its render "
+                               f"(do the workers write to the same folder? it must be on a shared file system)")
+        if result.checkout == task.code:
+            (Path(task.out) / ".stamps").mkdir(parents=True, exist_ok=True)
+            write_atomic(Path(task.out) / ".stamps" / f"{task.key}.txt", task.stamp)
+        else:
+            unstamped.append(task.label)
+        count[0] += 1
+        shown = progress(start, count[0], len(tasks), shown)
+
+    try:
+        executor.run(tasks, done)
+    except TaskFailed as err:
+        if err.result.code == 2:      # the clip refused its input (a missing recording)
+            raise InputError("voice", err.task.label, err.result.message) from None
+        raise RuntimeError(str(err)) from None
+    finally:
+        for folder in {Path(t.out) for t in tasks}:     # what a render that died here left behind
+            sweep(folder)
+            if (folder / ".titles").is_dir():
+                sweep(folder / ".titles")
+    if tasks:
+        print(file=sys.stderr)
+    if unstamped:
+        print(f"[chapter] {len(unstamped)} renders ({', '.join(unstamped[:3])}{', ...' if len(unstamped) > 3 else ''})"
+              " were made from files other than this run's (edited while it ran, or a worker on another "
+              "commit): kept, not stamped, made again next run", file=sys.stderr)
+
+
+def progress(start: float, done: int, total: int, shown: str) -> str:
+    """One line for the whole chapter: renders done, elapsed, estimate."""
+    elapsed = time.monotonic() - start
+    left = f"~{elapsed / done * (total - done):.0f} s left" if done else "estimating"
+    line = f"[chapter] {done}/{total} renders · {elapsed:.0f} s elapsed · {left}"
+    tty = sys.stderr.isatty()
+    print(("\r" + line + "   ") if tty else line, end="" if tty else "\n", file=sys.stderr, flush=True)
+    return line
+
+
+def render_chapter(quality: str = "high", out: str | Path = "media", sections: bool = True,
+                   jobs: int | None = None, pace: str = "normal", voice: str | None = None,
+                   one_file: bool = False, lang: str = language.SOURCE, executor: Executor | None = None,
+                   clips: list[str] | None = None) -> list[Path]:
+    """Render what is out of date, join the chapter; with sections (the default) also the
+    presenter page chapter04.html, each title card a step of its own."""
+    return render_variants([lang], [quality], out, sections, jobs, pace, voice, one_file, executor, clips)
+
+
+def render_variants(langs: list[str], qualities: list[str], out: str | Path = "media", sections: bool = True,
+                    jobs: int | None = None, pace: str = "normal", voice: str | None = None,
+                    one_file: bool = False, executor: Executor | None = None,
+                    clips: list[str] | None = None) -> list[Path]:
+    """Every variant (language x quality) of the chapter: one list of jobs over all of them
+    (on `executor`, default processes here), then each variant joined. `clips`: only these
+    (the tests' small chapters)."""
+    out = Path(out)
+    if voice and voice != "espeak" and not Path(voice).is_dir():
+        raise InputError("voice", voice, "is neither 'espeak' nor a folder of recordings")
+    voice = voice if voice in (None, "espeak") else str(Path(voice).resolve())
+    chosen = {c: s for c, s in specs().items() if clips is None or c in clips}
+    todo = variants(out, langs, qualities)
+    for variant in todo:
+        variant.out.mkdir(parents=True, exist_ok=True)
+    tasks = [t for v in todo for t in tasks_for(v.out, v.quality, sections, pace, voice, v.lang, chosen)]
+    local = executor or LocalExecutor(jobs or job_count())
+    try:
+        run_all(tasks, local)
+    finally:
+        if executor is None:
+            local.close()
+    written = []
+    for variant in todo:
+        written += join(variant.out, chosen, variant.lang)
+        if sections:
+            written.append(presenter_page(variant, chosen, one_file))
+    return written
+
+
+def presenter_page(variant: Variant, clips: dict[str, Clip], one_file: bool) -> Path:
+    """chapter04.html (chapter04.en.html): each clip's title card a step of its own, then its steps."""
+    from scenes.pipeline.present.presenter import clip_steps, title_step, write_page
+    lang, parts = variant.lang, []
+    for clip, spec in clips.items():
+        name, title = stem(clip, lang), spec.heading(lang)
+        parts.append({"section": spec.section, "title": title,
+                      "steps": [title_step(variant.out, name, spec.section, title)]
+                      + clip_steps(variant.out, name, spec.section, title)})
+    heading = language.tr(BOOK_TITLE, lang).replace("{}", str(style.CHAPTER))
+    return write_page(variant.out, stem(NAME, lang), heading, parts, lang=lang, one_file=one_file)

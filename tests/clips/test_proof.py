@@ -1,0 +1,203 @@
+"""The suite proves its own strength: each test plants a bug of the kind a scene could really
+have — a number off its cell, an axis reversed, a frame on the neighbour, a precision drop on
+large inputs, a number typed past the book, a translation with its slots swapped — and shows
+that the suite's checks name it. (The animated path that ends short: tests/pipeline/test_video.py.)"""
+import pytest
+from manim import RIGHT, DecimalNumber, ImageMobject, SVGMobject, Text
+import numpy as np
+
+from conftest import build, inputs_for
+from support.contract import oracle_problems
+from support.cases import proof_problems
+from scenes.kit.draw import grids
+from scenes.kit.text import style
+from scenes.kit.text.glyphs import NumberText
+from scenes.kit.text.numbers import NumberBook, Shown, TypedNumberError
+
+BIG = {"q": "5 3; 4 6; 2 5", "k": "5 4; 3 6; 6 2", "v": "50/3 2; 3 -100/7; 5 1/3"}   # scores 20-60
+
+
+def problems_of(clip, inputs, lang="zh"):
+    built = build(clip, inputs, lang=lang)
+    return proof_problems(clip, inputs, built.manifest())
+
+
+def after_grid(monkeypatch, change):
+    """Every MatrixGrid, once built, is changed by `change(grid)` (a bug in a builder)."""
+    original = grids.MatrixGrid.__init__
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        change(self)
+    monkeypatch.setattr(grids.MatrixGrid, "__init__", init)
+
+
+def named(problems, words):
+    hits = [p for p in problems if words in p]
+    assert hits, f"no problem mentions {words!r}:\n" + "\n".join(problems[:10])
+    return hits
+
+
+def test_the_checks_pass_on_the_planted_clips_unchanged():
+    assert problems_of("causal-mask", inputs_for("causal-mask", **BIG)) == []
+
+
+# -- place
+def test_a_number_moved_off_its_cell_is_named(monkeypatch):
+    def off(grid):
+        if grid.n_cols > 1:
+            grid.entries[0][1].shift(RIGHT * grid.cell_w * 0.6)
+    after_grid(monkeypatch, off)
+    named(problems_of("causal-mask", inputs_for("causal-mask", **BIG)), "lies outside its cell")
+
+
+def test_two_columns_drawn_in_each_others_place_are_named(monkeypatch):
+    def swap(grid):
+        if grid.n_cols > 1 and grid.n_rows > 1:
+            for i in range(grid.n_rows):
+                a, b = grid.cell(i, 0), grid.cell(i, 1)
+                shift = b.get_center() - a.get_center()
+                a.shift(shift), b.shift(-shift)
+    after_grid(monkeypatch, swap)
+    named(problems_of("causal-mask", inputs_for("causal-mask", **BIG)), "out of order on screen")
+
+
+def test_an_axis_labelled_in_reverse_is_named(monkeypatch):
+    original = grids.MatrixGrid.__init__
+
+    def init(self, *args, row_labels=None, **kwargs):
+        original(self, *args, row_labels=list(reversed(row_labels)) if row_labels else None, **kwargs)
+    monkeypatch.setattr(grids.MatrixGrid, "__init__", init)
+    named(problems_of("causal-mask", inputs_for("causal-mask", **BIG)), "the oracle names it")
+
+
+def test_a_frame_around_the_neighbour_of_the_tracked_element_is_named(monkeypatch):
+    from scenes.kit.page.tensors import TensorView
+    original = TensorView.frame
+
+    def frame(self, n):
+        return original(self, (n + 1) % len(self.texts))
+    monkeypatch.setattr(TensorView, "frame", frame)
+    inputs = inputs_for("multihead", shape="2,4,12", heads=4, track="e17")
+    named(problems_of("multihead", inputs), "carries a track mark the oracle does not give it")
+
+
+def test_a_mask_one_diagonal_off_is_named(monkeypatch):
+    """The weights grid frames the diagonal as future (torch.triu with diagonal 0, not 1)."""
+    from scenes.clips.causal_mask import scene as causal_mask
+    original = causal_mask.grid
+
+    def grid(book, name, values, *args, hidden=None, **kw):
+        if isinstance(name, str) and name == "weights" and hidden is not None:
+            values = np.where(np.eye(*np.shape(values), dtype=bool), 0.0, values)
+            hidden = np.asarray(hidden) | np.eye(*np.shape(values), dtype=bool)
+        return original(book, name, values, *args, hidden=hidden, **kw)
+    monkeypatch.setattr(causal_mask, "grid", grid)
+    problems = problems_of("causal-mask", inputs_for("causal-mask"))
+    named(problems, "carries a hidden mark the oracle does not give it")
+
+
+# -- precision
+def test_two_decimals_for_large_numbers_in_the_formatter_are_named(monkeypatch):
+    original = style.format_number
+
+    def short(value, decimals=4):
+        big = not isinstance(value, int) and abs(float(value)) >= 20 and np.isfinite(float(value))
+        return original(value, min(decimals, 2) if big else decimals)
+    monkeypatch.setattr(style, "format_number", short)
+    named(problems_of("causal-mask", inputs_for("causal-mask", **BIG)), "decimals the oracle's")
+
+
+def test_two_decimals_for_large_numbers_in_a_scene_are_named(monkeypatch):
+    original = NumberBook.fmt
+
+    def fmt(self, label, value, decimals=4):
+        big = not isinstance(value, int) and abs(float(value)) >= 20 and np.isfinite(float(value))
+        return original(self, label, value, min(decimals, 2) if big else decimals)
+    monkeypatch.setattr(NumberBook, "fmt", fmt)
+    named(problems_of("causal-mask", inputs_for("causal-mask", **BIG)), "mixes")
+
+
+def test_a_tiny_number_drawn_as_zero_is_named(monkeypatch):
+    def fixed(value, decimals=4):
+        if isinstance(value, int):
+            return str(value).replace("-", "\u2212")
+        value = float(value)
+        if not np.isfinite(value):
+            return {True: "NaN"}.get(np.isnan(value), "\u2212\u221e" if value < 0 else "\u221e")
+        return f"{value:.{decimals}f}".replace("-", "\u2212")
+    monkeypatch.setattr(style, "format_number", fixed)
+    expected = {"a": 0.00001}
+    rec = {"label": "a", "value": 0.00001, "text": fixed(0.00001), "decimals": 4}
+    assert oracle_problems([rec], expected) and rec["text"] == "0.0000"
+
+
+# -- ways around the book
+@pytest.mark.parametrize("typed", [
+    lambda book: Text("0.5"),
+    lambda book: NumberText("0.5"),
+    lambda book: DecimalNumber(0.5),
+], ids=["Text", "NumberText", "DecimalNumber"])
+def test_a_typed_number_fails_the_build(monkeypatch, typed):
+    from scenes.clips.multihead import Multihead
+    original = Multihead.show
+
+    def show(self, *args, **kwargs):
+        view = original(self, *args, **kwargs)
+        self.add(typed(self.book))
+        return view
+    monkeypatch.setattr(Multihead, "show", show)
+    with pytest.raises(TypedNumberError, match="not made by the NumberBook"):
+        build("multihead")
+
+
+def test_an_image_or_svg_of_unknown_content_fails_the_build(monkeypatch, tmp_path):
+    from scenes.clips.multihead import Multihead
+    svg = tmp_path / "n.svg"
+    svg.write_text('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10">'
+                   '<rect width="10" height="10" fill="white"/></svg>')
+    original = Multihead.show
+
+    def show(self, *args, **kwargs):
+        view = original(self, *args, **kwargs)
+        self.add(SVGMobject(str(svg)), ImageMobject(np.full((4, 4, 3), 255, np.uint8)))
+        return view
+    monkeypatch.setattr(Multihead, "show", show)
+    with pytest.raises(TypedNumberError):
+        build("multihead")
+
+
+def test_the_book_refuses_texts_it_did_not_make():
+    book = NumberBook()
+    with pytest.raises(TypedNumberError):
+        book.register(Text("0.5"), "number", "0.5")             # a plain string
+    with pytest.raises(TypedNumberError):
+        book.text(Shown("0.5"))                                   # a Shown made outside the book
+    with pytest.raises(TypedNumberError):
+        book.compose("第 {} 行", Shown("3"))
+    with pytest.raises(TypedNumberError):
+        book.rewrap(book.compose("{} 行", book.index("n", 3)), "4 行")   # rewrapping may not change a digit
+    with pytest.raises(TypedNumberError):
+        book.term("e17")
+
+
+def test_a_number_passed_off_as_user_text_is_named(monkeypatch):
+    """user_text names its option: a number drawn as a 'token' is not one of the user's tokens."""
+    from scenes.clips.causal_mask.scene import CausalMask
+    original = CausalMask.compute
+
+    def compute(self):
+        r = original(self)
+        self.keys[0] = self.book.user_text("0.5")
+        return r
+    monkeypatch.setattr(CausalMask, "compute", compute)
+    named(problems_of("causal-mask", inputs_for("causal-mask", tokens="a b c")), "is not in --tokens")
+
+
+def test_the_escape_hatches_are_closed_in_the_source():
+    """Only the book seals a Shown, and nothing outside it calls its private recorder."""
+    import subprocess
+    from conftest import ROOT
+    hits = subprocess.run(["grep", "-rnE", r"by=self|\._record\(|Shown\(", "scenes"], cwd=ROOT,
+                          capture_output=True, text=True).stdout.splitlines()
+    assert [h for h in hits if not h.startswith("scenes/kit/text/numbers.py")] == []

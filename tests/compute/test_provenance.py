@@ -1,0 +1,104 @@
+"""Where each number comes from (scenes/compute/provenance.py), against PyTorch: for generated
+inputs, the inputs a label depends on through its chain of sources are exactly the non-zero
+pattern of torch's Jacobian of that output with respect to Q, K and V; a multihead id at each
+layout comes from the index torch's reshape/transpose take it from. A planted wrong dependency
+fails the check."""
+import math
+import random
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+from scenes.compute import heads, provenance
+from scenes.compute.provenance import Source, inputs_of
+
+
+def attention_steps(q, k, v, hidden):
+    scores = q @ k.T
+    scaled = scores / math.sqrt(q.shape[-1])
+    masked = scaled.masked_fill(hidden, -torch.inf)
+    weights = F.softmax(masked, dim=-1)
+    return {"scores": scores, "scaled": scaled, "masked": masked, "weights": weights, "output": weights @ v}
+
+
+def jacobian_inputs(q, k, v, hidden):
+    """label -> the q/k/v labels with a non-zero derivative. Rows with no visible key (NaN, whose
+    NaN would leak into every derivative through the products) are left out."""
+    rows = [i for i in range(len(q)) if not hidden[i].all()]
+    q, hidden = q[rows], hidden[rows]
+    names = ("scores", "scaled", "masked", "weights", "output")
+    jac = torch.autograd.functional.jacobian(
+        lambda a, b, c: tuple(attention_steps(a, b, c, hidden)[n] for n in names), (q, k, v))
+    out = {}
+    for name, per_input in zip(names, jac):
+        for idx in np.ndindex(*attention_steps(q, k, v, hidden)[name].shape):
+            deps = set()
+            for inp, d in zip("qkv", per_input):
+                for src in zip(*np.nonzero(d[idx].numpy())):
+                    deps.add(f"{inp}[{rows[src[0]] if inp == 'q' else src[0]}][{src[1]}]")
+            out[f"{name}[{rows[idx[0]]}][{idx[1]}]"] = deps
+    return out
+
+
+def case(seed):
+    rng = random.Random(seed)
+    n_q, n_k, d_k, d_v = rng.randint(1, 5), rng.randint(1, 6), rng.randint(1, 4), rng.randint(1, 3)
+    gen = torch.Generator().manual_seed(seed)
+    q, k, v = (torch.randn(n, d, generator=gen, dtype=torch.float64) for n, d in ((n_q, d_k), (n_k, d_k), (n_k, d_v)))
+    hidden = torch.ones(n_q, n_k, dtype=torch.bool).triu(rng.choice((0, 1, 1, 2)) + rng.randint(0, 2))
+    return q, k, v, hidden
+
+
+def problems(q, k, v, hidden, sources):
+    want = jacobian_inputs(q, k, v, hidden)
+    return [f"{label}: provenance {sorted(inputs_of(label, sources))}, jacobian {sorted(deps)}"
+            for label, deps in want.items() if inputs_of(label, sources) != deps]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_attention_provenance_is_torchs_jacobian_pattern(seed):
+    q, k, v, hidden = case(seed)
+    sources = provenance.attention(len(q), len(k), q.shape[1], v.shape[1], hidden.numpy())
+    assert problems(q, k, v, hidden, sources) == []
+
+
+def test_a_wrong_dependency_is_caught():
+    q, k, v, hidden = case(3)
+    sources = provenance.attention(len(q), len(k), q.shape[1], v.shape[1], hidden.numpy())
+    wrong = dict(sources)
+    wrong["scores[0][0]"] = Source("dot", tuple(f"q[0][{r}]" for r in range(q.shape[1])))   # K forgotten
+    assert any(p.startswith("scores[0][0]") for p in problems(q, k, v, hidden, wrong))
+
+
+TORCH_STEPS = {"split": lambda x, s: x.reshape(*s), "transposed": lambda x, s: x.transpose(1, 2),
+               "back": lambda x, s: x.transpose(1, 2), "merged": lambda x, s: x.reshape(*s),
+               "wrong": lambda x, s: x.reshape(*s)}
+
+
+@pytest.mark.parametrize("shape, h", [((1, 3, 4), 2), ((2, 4, 12), 4), ((2, 3, 6), 3), ((1, 1, 5), 1)])
+def test_each_id_comes_from_where_torch_takes_it(shape, h):
+    layouts = heads.head_layouts(shape, h)
+    sources = provenance.head_layouts(layouts)
+    for after, before in provenance.HEAD_STEPS:
+        flat = torch.arange(int(np.prod(layouts[before].shape))).reshape(layouts[before].shape)
+        taken = TORCH_STEPS[after](flat, layouts[after].shape)      # each place: the flat index it takes
+        for idx in np.ndindex(*layouts[after].shape):
+            src = np.unravel_index(int(taken[idx]), layouts[before].shape)
+            want = before + "".join(f"[{int(i)}]" for i in src)
+            assert sources[after + "".join(f"[{i}]" for i in idx)].sources == (want,)
+
+
+def test_the_manifest_says_where_each_drawn_number_comes_from():
+    """causal-mask's and multihead's records carry `from` and `op`; every source is a step of the
+    same chain or an input of the clip (a source need not be drawn: the clip shows one row's
+    masked scores, and every row's weights)."""
+    from conftest import inputs_for
+    from support.shared_builds import shared_build
+    for clip, names, inputs in (("causal-mask", ("scores", "scaled", "masked", "weights", "output"), ("q", "k", "v")),
+                                ("multihead", ("split", "transposed", "back", "merged", "wrong"), ("start",))):
+        records = shared_build(clip, inputs_for(clip)).manifest()["numbers"]
+        derived = [r for r in records if r["label"].split("[")[0] in names]
+        assert derived and all("from" in r and "op" in r for r in derived), clip
+        assert all(s.split("[")[0] in names + inputs for r in derived for s in r["from"]), clip

@@ -1,0 +1,109 @@
+"""The id tensor on the page (scenes/kit/page/tensors.py): each id drawn in its own cell at the label
+of its index, the layout inside its area and legible, the double frame on the tracked id, and
+every id moved to its own new place. The oracle is numpy's own indexing (np.argwhere)."""
+import numpy as np
+import pytest
+from manim import Mobject, ReplacementTransform
+
+from scenes.kit.text import style
+from scenes.kit.page import tensors
+from scenes.kit.text.layout import content_width
+from scenes.kit.text.numbers import NumberBook
+from scenes.kit.page.tensors import Stage, TensorView, morph
+
+# the multihead layouts of B, T, D = 1, 3, 4 with H = 2, and one with two batches
+START = np.arange(12).reshape(1, 3, 4)
+SPLIT = START.reshape(1, 3, 2, 2)
+TRANSPOSED = SPLIT.transpose(0, 2, 1, 3).copy()
+BATCHES = np.arange(24).reshape(2, 3, 2, 2).transpose(0, 2, 1, 3).copy()
+
+
+def inside(inner: Mobject, outer: Mobject, slack: float = 1e-6) -> bool:
+    (a0, b0), (a1, b1) = inner.get_corner([-1, -1, 0])[:2], inner.get_corner([1, 1, 0])[:2]
+    (c0, d0), (c1, d1) = outer.get_corner([-1, -1, 0])[:2], outer.get_corner([1, 1, 0])[:2]
+    return a0 >= c0 - slack and b0 >= d0 - slack and a1 <= c1 + slack and b1 <= d1 + slack
+
+
+def problems(book: NumberBook, view: TensorView, name: str, ids: np.ndarray) -> list[str]:
+    """Where the view disagrees with numpy: an id at another index's label, drawn as another id,
+    outside its cell, or a cell outside the area."""
+    found = []
+    for n in ids.flat:
+        where = tuple(int(k) for k in np.argwhere(ids == n)[0])
+        label = name + "".join(f"[{k}]" for k in where)
+        meta = book.meta[id(view.texts[n])]
+        if view.label_of[n] != label or meta["label"] != label:
+            found.append(f"e{n} is drawn at {meta['label']}, numpy has it at {label}")
+        if meta["text"] != f"e{n}":
+            found.append(f"{label} draws {meta['text']}, numpy has e{n} there")
+        if not inside(view.texts[n], view.boxes[n]):
+            found.append(f"e{n} is outside its cell")
+    box = view.box_group
+    if box.width > content_width() + 1e-6 or box.get_bottom()[1] < style.CONTENT_BOTTOM - 1e-6:
+        found.append("the grids leave the content area")
+    return found
+
+
+@pytest.mark.parametrize("name, ids", [("start", START), ("split", SPLIT), ("transposed", TRANSPOSED),
+                                       ("batches", BATCHES)])
+def test_each_id_in_its_cell_at_numpys_index(name, ids):
+    book = NumberBook()
+    view = TensorView(book, name, ids, track=int(ids.flat[2]))
+    assert problems(book, view, name, ids) == []
+    assert view.scale >= tensors.LEGIBLE          # a tensor this small reads at 480p
+    assert len(view.headers) == ids.shape[0] * ids.shape[1]      # one grid per fixed [b, t]
+
+
+def test_the_double_frame_covers_the_tracked_id_only():
+    book = NumberBook()
+    view = TensorView(book, "split", SPLIT, track=5)
+    frame = view.frame(5)
+    label = "split" + "".join(f"[{k}]" for k in np.argwhere(SPLIT == 5)[0])      # split[0][1][0][1]
+    assert book.meta[id(frame)] == {"kind": "mark", "mark": "track", "covers": [label]}
+    assert inside(view.boxes[5], frame)
+    lit = view.texts[5].get_color()
+    assert lit == view.headers[1].get_color() != view.headers[0].get_color()     # the id and its header
+
+
+def test_every_id_moves_to_its_own_new_place():
+    book = NumberBook()
+    old, new = TensorView(book, "split", SPLIT), TensorView(book, "transposed", TRANSPOSED)
+    pairs = [(a.mobject, a.target_mobject) for a in morph(old, new) if isinstance(a, ReplacementTransform)]
+    assert len(pairs) == SPLIT.size
+    for n in SPLIT.flat:
+        assert (old.texts[n], new.texts[n]) in pairs
+
+
+class Scene:
+    """What Stage asks of a scene: its book, play and bring_to_front."""
+
+    def __init__(self) -> None:
+        self.book, self.plays, self.front = NumberBook(), [], []
+
+    def play(self, *anims, run_time=None):
+        self.plays.append(anims)
+
+    def bring_to_front(self, *mobs):
+        self.front = list(mobs)
+
+
+def test_the_stage_brings_the_first_layout_in_then_moves_the_ids():
+    scene = Scene()
+    stage = Stage(scene)
+    first = stage.show("split", SPLIT, 5, [("[B, T, H, d]", style.TEXT)])
+    assert first.box_group.get_top()[1] < stage.info.get_bottom()[1]     # the lines above the grids
+    second = stage.show("transposed", TRANSPOSED, 5, [("[B, H, T, d]", style.TEXT)])
+    assert len(scene.plays) == 2 and stage.view is second
+    assert scene.front[-1] is stage.frame and second.texts[5] in scene.front
+
+
+def test_planted_ids_drawn_transposed_are_caught(monkeypatch):
+    """Each small matrix drawn with its rows and columns swapped: the right ids, the wrong places."""
+    real = tensors.spelled_grid
+
+    def swapped(book, template, labels, values, **options):
+        return real(book, template, labels, np.asarray(values).T, **options)
+    monkeypatch.setattr(tensors, "spelled_grid", swapped)
+    book = NumberBook()
+    view = TensorView(book, "split", SPLIT)
+    assert any("numpy has" in p for p in problems(book, view, "split", SPLIT))

@@ -1,0 +1,70 @@
+"""Every module imports on its own, and every test file collects on its own: nothing works only
+because something else was imported first (a package __getattr__ that imports every section
+module made `from scenes.compute.scores import softmax` fail in a fresh interpreter).
+
+One process imports the third-party packages once (Manim, numpy, torch: never the project's),
+then forks a child per module, which starts with no project module loaded and imports just that
+one: a fresh interpreter as far as the project is concerned, at a fraction of the cost."""
+import subprocess
+import sys
+
+from conftest import ROOT
+
+FORKED = r'''
+import os, sys, importlib, traceback
+sys.path[:0] = [sys.argv[1], sys.argv[1] + "/tests"]
+import manim, numpy, torch, pytest, click  # noqa: F401  (third-party only)
+failed = []
+for line in sys.stdin.read().split():
+    folder, _, name = line.rpartition(":")
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            if folder:
+                sys.path.insert(0, folder)
+                importlib.import_module("conftest")
+            importlib.import_module(name)
+        except BaseException:
+            traceback.print_exc()
+            code = 1
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    if status:
+        failed.append(name)
+print("FAILED " + " ".join(failed))
+'''
+
+
+def failures(names):
+    """The names (module, or FOLDER:test_module) whose import alone fails."""
+    done = subprocess.run([sys.executable, "-c", FORKED, str(ROOT)], input="\n".join(names), cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
+    last = done.stdout.strip().splitlines()[-1]
+    assert last.startswith("FAILED"), done.stdout + done.stderr
+    return last.split()[1:], done.stderr
+
+
+def project_modules():
+    for path in sorted((ROOT / "scenes").rglob("*.py")):
+        yield ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+    yield "render"
+
+
+def test_every_module_imports_alone():
+    failed, errors = failures(list(project_modules()))
+    assert failed == [], errors[-3000:]
+
+
+def test_every_test_file_collects_alone():
+    names = [f"{p.parent}:{p.stem}" for p in sorted((ROOT / "tests").rglob("test_*.py"))]
+    names += [f"{ROOT / 'tests'}:support.{p.stem}" for p in sorted((ROOT / "tests" / "support").glob("*.py"))
+              if p.stem != "__init__"]
+    failed, errors = failures(names)
+    assert failed == [], errors[-3000:]
+
+
+def test_the_check_can_fail(tmp_path):
+    """The check names what fails and only that (the package __getattr__ above was caught so)."""
+    failed, _ = failures(["scenes.compute.no_such_module", "scenes.compute.scores"])
+    assert failed == ["scenes.compute.no_such_module"]

@@ -105,14 +105,16 @@ def clip_command(declared: Declared) -> click.Command:
     imported only when it runs."""
     name = declared.name
 
-    def run(preset: str | None, quality: str, fmt: str, out: str, dry_run: bool, step: int | None,
+    def run(preset: str | None, preset_file: str | None, quality: str, fmt: str, out: str, dry_run: bool,
+            step: int | None,
             sections: bool, one_file: bool, deck: tuple[str, ...], pace: str, voice: str | None, lang: str,
             **given: Any) -> None:
-        from scenes.pipeline.jobs.inputs import InputError, check, raw_inputs
+        from scenes.pipeline.jobs.inputs import InputError, check, preset_file as read_preset_file, raw_inputs
         if deck and (dry_run or fmt != "mp4"):
             fail("Invalid value for '--deck': it needs the step videos (--format mp4, no --dry-run)", 2)
         try:
-            raw = raw_inputs(name, preset, {k: v for k, v in given.items() if v not in (None, False)})
+            from_file = read_preset_file(preset_file, name) if preset_file is not None else None
+            raw = raw_inputs(name, preset, {k: v for k, v in given.items() if v not in (None, False)}, from_file)
             job = RenderJob(clip=name, inputs=check(name, raw), quality=quality, format=fmt, out=Path(out),
                             dry_run=dry_run, step=step, sections=sections or bool(deck), pace=pace, voice=voice,
                             one_file=one_file, lang=lang)
@@ -127,6 +129,8 @@ def clip_command(declared: Declared) -> click.Command:
             run = click.option(f"--{opt.name}", is_flag=True, default=None, help=opt.help)(run)
         else:
             run = click.option(f"--{opt.name}", type=str, default=None, help=opt.help)(run)
+    run = click.option("--preset-file", default=None,
+                       help="inputs from a preset file (the lab's download); options given beside it win")(run)
     run = click.option("--preset", default=None, help="inputs from assets/presets/ (see `list`)")(run)
     return click.command(name)(common(run))
 

@@ -6,13 +6,18 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+import shlex
+from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
-from scenes.kit.text.lang import LANGS, SOURCE, tr
-from scenes.pipeline.jobs.inputs import MAX_TEXT, InputError, check, manifest_inputs, preset_names, raw_inputs
+from scenes.kit.text.lang import LANGS, SOURCE, tr, words
+from scenes.kit.text.style import format_number, manifest_value
+from scenes.pipeline.jobs.inputs import (LIMIT, MAX_TEXT, InputError, check, manifest_inputs, number, preset_data,
+                                         preset_names, raw_inputs)
+from scenes.pipeline.lab import controls
 from scenes.pipeline.lab.jobs import Store
-from scenes.pipeline.jobs.registry import Clip, specs
+from scenes.pipeline.jobs.registry import Clip, scene, specs
 
 QUALITIES = {"low": "480p", "medium": "720p", "tiny": "144p"}
 SESSION = re.compile(r"^[A-Za-z0-9]{1,32}$")
@@ -21,9 +26,9 @@ SESSION = re.compile(r"^[A-Za-z0-9]{1,32}$")
 class Refused(Exception):
     """A request the lab will not take: status, one-line message and the field it concerns."""
 
-    def __init__(self, status: int, message: str, field: str | None = None) -> None:
+    def __init__(self, status: int, message: str, field: str | None = None, cell: list | None = None) -> None:
         super().__init__(message)
-        self.status, self.message, self.field = status, message, field
+        self.status, self.message, self.field, self.cell = status, message, field, cell
 
 
 @dataclass(frozen=True)
@@ -35,6 +40,7 @@ class Ask:
     step: int
     quality: str
     session: str
+    checked: dict = field(default_factory=dict, compare=False, repr=False)   # the rules' own values
 
 
 def field_text(value: Any) -> str | bool:
@@ -48,13 +54,46 @@ def field_text(value: Any) -> str | bool:
     return str(value)
 
 
+def shown_text(value: Any) -> str:
+    """A checked value as its field shows it where the clip declares no raw default."""
+    if value is None:
+        return ""
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, str) for v in value):
+        return ",".join(value)
+    return str(field_text(value))
+
+
+def lab_words(lang: str) -> dict:
+    """The page's words and each option's label and help line, in `lang` (assets/lang/zh/lab.json,
+    translated through the catalogue)."""
+    table = words("lab")
+
+    def each(node: Any) -> Any:
+        if isinstance(node, str):
+            return tr(node, lang)
+        if isinstance(node, list):
+            return [each(n) for n in node]
+        return {k: each(v) for k, v in node.items()}
+    return each(table)
+
+
 def page_data(spec: Clip, lang: str) -> dict:
     """Everything the page shows about a clip, from its declaration: nothing written twice."""
     def fields(raw: dict) -> dict:
         return {o.key: field_text(raw[o.key]) for o in spec.options if o.key in raw}
+    said = lab_words(lang)
+    named = said["options"].get(spec.name, {})
+    hints = said["hints"]
+    clicks = [hints.get(f"{spec.name}.{o}", hints.get(o, "")) for o in controls.PICKS.get(spec.name, {})]
+    checked = manifest_inputs(check(spec.name, raw_inputs(spec.name)))
+    options = []
+    for o, control in zip(spec.options, controls.controls(spec.name, list(spec.options))):
+        label, help_line = named.get(o.name, [o.name, o.help if lang != SOURCE else ""])
+        options.append({"name": o.name, "key": o.key, "flag": o.flag, "label": label, "help": help_line,
+                        "control": control, "shown": shown_text(checked.get(o.key)) if not o.flag else False})
     return {"clip": spec.name, "section": spec.section, "title": spec.heading(lang), "lang": lang,
             "summary": tr(spec.summary, lang), "langs": list(LANGS), "qualities": QUALITIES,
-            "options": [{"name": o.name, "key": o.key, "help": o.help, "flag": o.flag} for o in spec.options],
+            "words": said["page"], "clicks": [c for c in clicks if c], "options": options,
             "defaults": fields(raw_inputs(spec.name)),
             "presets": [{"name": n, "title": tr(d["title"], lang), "fields": fields(raw_inputs(spec.name, n))}
                         for n, d in preset_names(spec.name)],
@@ -70,7 +109,7 @@ def parse(data: Any) -> Ask:
         raise Refused(404, f"unknown clip; valid: {', '.join(specs())}", "clip")
     spec = specs()[clip]
     lang = data.get("lang", SOURCE)
-    if lang not in LANGS:
+    if not isinstance(lang, str) or lang not in LANGS:
         raise Refused(400, f"--lang: one of {', '.join(LANGS)}", "lang")
     fields = data.get("fields", {})
     if not isinstance(fields, dict):
@@ -97,20 +136,94 @@ def parse(data: Any) -> Ask:
     if isinstance(step, bool) or not isinstance(step, int) or not 1 <= step <= 99:
         raise Refused(400, "--step: a whole number from 1", "step")
     quality = data.get("quality", "low")
-    if quality not in QUALITIES:
+    if not isinstance(quality, str) or quality not in QUALITIES:
         raise Refused(400, f"--quality: one of {', '.join(QUALITIES)}", "quality")
     session = data.get("session", "page")
     if not isinstance(session, str) or not SESSION.match(session):
         raise Refused(400, "session: up to 32 letters or digits", "session")
     try:
-        inputs = manifest_inputs(check(clip, raw_inputs(clip, None, given)))
+        checked = check(clip, raw_inputs(clip, None, given))
+        inputs = manifest_inputs(checked)
+    except InputError as err:
+        raise Refused(422, str(err), err.field, bad_cell(given.get(err.field))) from None
+    return Ask(clip, lang, given, inputs, step, quality, session, checked)
+
+
+def bad_cell(value: Any) -> list[int] | None:
+    """[row, column] of the first cell of a typed matrix that is not a number in range, if any."""
+    if not isinstance(value, str):
+        return None
+    rows = [ln for ln in re.split(r"[;\n]", value) if ln.strip()]
+    for r, line in enumerate(rows):
+        for c, cell in enumerate(x for x in re.split(r"[,\s]+", line.strip()) if x):
+            try:
+                if abs(number(cell, "cell")) > LIMIT:
+                    return [r, c]
+            except InputError:
+                return [r, c]
+    return None
+
+
+def compute_view(ask: Ask) -> dict:
+    """The compute package's numbers for the checked inputs (the clip's own compute, no scene,
+    no frame), the render.py line that reproduces them and the inputs as a preset file."""
+    from scenes.kit.text.numbers import NumberBook
+    cls = scene(ask.clip)
+    stand_in = cls.__new__(cls)             # the clip's compute() reads only its inputs and a book
+    stand_in.inputs, stand_in.book = ask.checked, NumberBook()
+    result = stand_in.compute()
+    decimals = controls.DECIMALS.get(ask.clip, 4)
+    numbers = [{"label": label, "value": manifest_value(value), "text": format_number(value, decimals)}
+               for label, value in controls.numbers(ask.clip, result)]
+    return {"numbers": numbers, "command": command_line(ask), "preset": preset_of(ask), "inputs": ask.inputs}
+
+
+@lru_cache(maxsize=None)
+def default_fields(clip: str) -> dict:
+    """Each option's field as the page first shows it (the declared default, or the rules' own)."""
+    defaults = raw_inputs(clip)
+    checked = manifest_inputs(check(clip, defaults))
+    return {o.key: str(field_text(defaults[o.key])) if o.key in defaults else shown_text(checked.get(o.key))
+            for o in specs()[clip].options if not o.flag}
+
+
+def changed(ask: Ask) -> dict:
+    """The options the page set away from the clip's declared defaults (as typed)."""
+    shown = default_fields(ask.clip)
+    return {k: v for k, v in ask.given.items() if v is True or shown.get(k) != v}
+
+
+def command_line(ask: Ask) -> str:
+    """The render.py line for what the page shows (its video), options in the clip's order."""
+    names = {o.key: o.name for o in specs()[ask.clip].options}
+    given = changed(ask)
+    words_ = ["python", "render.py", ask.clip]
+    for key in names:
+        if key in given:
+            words_ += [f"--{names[key]}"] if given[key] is True else [f"--{names[key]}", shlex.quote(str(given[key]))]
+    if ask.lang != SOURCE:
+        words_ += ["--lang", ask.lang]
+    return " ".join(words_)
+
+
+def preset_of(ask: Ask) -> dict:
+    """The page's inputs as a preset file (`render.py NAME --preset-file FILE` reads it)."""
+    return {"clip": ask.clip, "title": tr(words("lab")["page"]["mytitle"], ask.lang), "inputs": changed(ask)}
+
+
+def preset_fields(data: Any, clip: str) -> dict:
+    """An opened preset file's inputs as the page's fields (checked like --preset-file)."""
+    try:
+        raw = preset_data(data, clip)
+        check(clip, raw_inputs(clip, None, raw))
     except InputError as err:
         raise Refused(422, str(err), err.field) from None
-    return Ask(clip, lang, given, inputs, step, quality, session)
+    return {k: field_text(v) for k, v in raw.items()}
 
 
-def still_view(store: Store, key: str, step: int) -> dict:
-    """The still's address and the numbers it draws: the manifest's layout at the end of the step."""
+def still_view(store: Store, key: str, step: int, ask: Ask | None = None) -> dict:
+    """The still's address and the numbers it draws: the manifest's layout at the end of the step,
+    with the hit areas a click on the still edits (controls.PICKS, in frame units)."""
     path = store.file(key, "numbers.json")
     manifest = json.loads(path.read_text("utf-8")) if path else {"numbers": [], "layout": [], "steps": []}
     records = {r["label"]: r for r in manifest["numbers"]}
@@ -118,5 +231,7 @@ def still_view(store: Store, key: str, step: int) -> dict:
     numbers = [{"label": i["label"], "text": i["text"], "value": records.get(i["label"], {}).get("value")}
                for i in shown if i["kind"] == "number"]
     steps = [s["caption"] for s in manifest["steps"]]
+    picks = controls.picks(ask.clip, shown, ask.given, ask.checked) if ask else []
     return {"key": key, "png": f"/files/{key}/png", "numbers": numbers, "steps": steps, "step": step,
-            "caption": steps[step - 1] if len(steps) >= step else ""}
+            "caption": steps[step - 1] if len(steps) >= step else "", "picks": picks,
+            "frame": manifest.get("frame", {"width": 14.222222222222221, "height": 8.0})}

@@ -30,7 +30,7 @@ from starlette.routing import Route
 from scenes.kit.text.lang import LANGS, SOURCE, tr
 from scenes.pipeline.lab.jobs import FILES, Busy, Job, Stills, Store, request_key
 from scenes.pipeline.lab.record import Recorder
-from scenes.pipeline.lab.request import Refused, page_data, parse, still_view
+from scenes.pipeline.lab.request import Refused, compute_view, page_data, parse, preset_fields, still_view
 from scenes.pipeline.lab.videos import Videos
 from scenes.pipeline.lab.worker import StillWorker
 from scenes.pipeline.jobs.registry import specs
@@ -56,6 +56,25 @@ def make_app(root: Path, jobs: int = 1, cap_mb: int = 2048, hosts: list[str] | N
             return json.loads(await request.body())
         except (ValueError, UnicodeDecodeError):
             raise Refused(400, "malformed JSON") from None
+        except RecursionError:
+            raise Refused(400, "JSON nested too deeply") from None
+
+    async def compute(request: Request) -> Response:
+        """The numbers at once: the clip's rules and its compute alone, no Manim scene, no frame."""
+        ask = parse(await body(request))
+        try:
+            return JSONResponse(await asyncio.to_thread(compute_view, ask))
+        except Exception as err:       # the rules took them, the maths did not: one line, no trace
+            raise Refused(422, f"{ask.clip} cannot compute these inputs: {type(err).__name__}: {err}"
+                          .splitlines()[0][:300]) from None
+
+    async def preset(request: Request) -> Response:
+        """An opened preset file ({"clip", "title", "inputs"}) checked as --preset-file checks it."""
+        data = await body(request)
+        clip = data.get("clip") if isinstance(data, dict) else None
+        if not isinstance(clip, str) or clip not in specs():
+            raise Refused(404 if isinstance(data, dict) else 400, f"unknown clip; valid: {', '.join(specs())}", "clip")
+        return JSONResponse({"clip": clip, "fields": preset_fields(data, clip)})
 
     async def still(request: Request) -> Response:
         ask = parse(await body(request))
@@ -67,7 +86,7 @@ def make_app(root: Path, jobs: int = 1, cap_mb: int = 2048, hosts: list[str] | N
         if "error" in result:
             raise Refused(500 if result.get("failed") else 422, result["error"], result.get("field"))
         store.trim(videos.busy() | set(stills.inflight) | {key})
-        return JSONResponse(still_view(store, key, ask.step))
+        return JSONResponse(still_view(store, key, ask.step, ask))
 
     recorder = Recorder(store, stills, body)
 
@@ -146,7 +165,7 @@ def make_app(root: Path, jobs: int = 1, cap_mb: int = 2048, hosts: list[str] | N
 
     async def refused(request: Request, err: Exception) -> Response:
         assert isinstance(err, Refused)
-        return JSONResponse({"error": err.message, "field": err.field}, status_code=err.status)
+        return JSONResponse({"error": err.message, "field": err.field, "cell": err.cell}, status_code=err.status)
 
     async def busy(request: Request, err: Exception) -> Response:
         return JSONResponse({"error": str(err), "field": None}, status_code=429, headers={"Retry-After": "2"})
@@ -164,6 +183,7 @@ def make_app(root: Path, jobs: int = 1, cap_mb: int = 2048, hosts: list[str] | N
 
     routes = [route("/", index), route("/health", health), route("/clip/{name}", clip_page),
               route("/api/still", still, ["POST"]), route("/api/video", video, ["POST"]),
+              route("/api/compute", compute, ["POST"]), route("/api/preset", preset, ["POST"]),
               route("/api/jobs/{key}", job), route("/api/jobs/{key}/events", events),
               route("/api/jobs/{key}/cancel", cancel, ["POST"]), route("/files/{key}/{ext}", files),
               *recorder.routes(MAX_BODY)]

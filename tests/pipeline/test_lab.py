@@ -1,9 +1,9 @@
 """The lab (render.py lab) as a user meets it: the real server process on a free localhost port,
 its causal-mask page in headless Chromium (Debian's chromium and chromedriver, through
-Selenium): a new Q redraws the still and its numbers, which agree with the torch oracle of
-tests/clips/test_causal_mask.py; a bad value shows the CLI's one-line message beside its field and
-renders nothing; a video renders through the page (progress to 100%, played, its duration
-read back with PyAV). Hostile requests over plain HTTP get a 4xx and write nothing outside the
+Selenium): a number typed into a cell of Q changes the numbers panel at once (the compute
+package's answer, agreeing with the torch oracle), then the still and the numbers it draws; a bad
+cell shows the CLI's one-line message beside its grid, marks the cell and renders nothing; a
+video renders through the page (progress to 100%, played, its duration read back with PyAV). Hostile requests over plain HTTP get a 4xx and write nothing outside the
 lab's folder; 20 requests at once queue while the health check keeps answering."""
 import http.client
 import json
@@ -46,16 +46,21 @@ def wait_for(driver, check, seconds=60):
     return wait(driver, "lab", check, seconds)
 
 
-def type_into(driver, key, text):
+def type_into(driver, element_id, text):
     from selenium.webdriver.common.keys import Keys
-    field = driver.find_element("id", f"f-{key}")
+    field = driver.find_element("id", element_id)
     field.send_keys(Keys.CONTROL, "a")
     field.send_keys(text)
 
 
-def shown_numbers(driver):
+def shown_numbers(driver, table="numbers"):
     return dict(driver.execute_script(
-        "return [...document.querySelectorAll('#numbers tr')].map(r => [r.dataset.label, r.cells[1].textContent])"))
+        f"return [...document.querySelectorAll('#{table} tr')].map(r => [r.dataset.label, r.cells[1].textContent])"))
+
+
+def disagreeing(numbers, expected):
+    return [(label, numbers[label], expected[label]) for label in numbers
+            if label in expected and not agrees(numbers[label], expected[label])]
 
 
 def agrees(text, value):
@@ -72,38 +77,65 @@ def agrees(text, value):
     return abs(float(t) - value) <= 0.5 * 10 ** (int(exp or 0) - decimals) * (1 + 1e-9) + 1e-12
 
 
-def test_a_new_query_redraws_the_still_and_a_bad_one_renders_nothing(lab, browser, tmp_path):
+def test_a_cell_of_q_changes_the_numbers_at_once_then_the_still_and_a_bad_cell_renders_nothing(lab, browser, tmp_path):
     url, folder, _ = lab
     browser.get(f"{url}clip/{CLIP}")
-    first = wait_for(browser, lambda s: s["stills"] >= 1 and not s["pending"])
-    assert first["error"] is None and first["numbers"]
+    first = wait_for(browser, lambda s: s["stills"] >= 1 and not s["pending"] and not s["computing"])
+    assert first["error"] is None and first["numbers"] and first["computed"] == 1
+    assert disagreeing(shown_numbers(browser), oracle(inputs_for(CLIP))) == []
 
-    type_into(browser, "q", NEW_Q)
+    type_into(browser, "f-q-1-0", "2")                      # Q's row 1, column 0: (0, 1) -> (2, 1)
+    wanted = "1 0; 2 1; 1 1"
+    s = wait_for(browser, lambda s: s["computed"] >= 2 and not s["computing"], 10)
+    assert s["error"] is None
+    numbers = shown_numbers(browser)
+    expected = oracle(inputs_for(CLIP, q=wanted))
+    compared = [label for label in numbers if label in expected]
+    assert len(compared) == len(numbers) >= 30
+    assert disagreeing(numbers, expected) == []
+    assert numbers != {n["label"]: n["text"] for n in first["numbers"]}     # the numbers did change
+    assert s["command"] == f"python render.py {CLIP} --q '{wanted}'"
+
     s = wait_for(browser, lambda s: s["stills"] >= 2 and not s["pending"] and s["still"] != first["still"])
     good = s["still"]
-    numbers = shown_numbers(browser)
-    expected = oracle(inputs_for(CLIP, q=NEW_Q))
-    compared = [label for label in numbers if label in expected]
-    assert len(compared) >= 10 and len(compared) == len(numbers)
-    wrong = [(label, numbers[label], expected[label]) for label in compared if not agrees(numbers[label], expected[label])]
-    assert wrong == []
-    before = {r["label"]: r["text"] for r in first["numbers"]}
-    assert any(before.get(label) != text for label, text in numbers.items())   # the numbers did change
+    assert s["computedAt"] < s["drawnAt"]                   # the numbers came before the still
+    drawn = shown_numbers(browser, "drawn")
+    assert len(drawn) >= 10 and disagreeing(drawn, expected) == [] and all(label in expected for label in drawn)
     assert browser.execute_script("const i = document.getElementById('still'); return i.complete && i.naturalWidth") == 854
 
     shot = tmp_path / "lab.png"
     browser.save_screenshot(str(shot))
     assert shot.stat().st_size > 20_000
 
-    rendered = key_folders(folder)
-    type_into(browser, "q", "2 x; 0 1; 1 1")                # not a number
-    s = wait_for(browser, lambda s: s["error"] and not s["pending"])
+    rendered, stills = key_folders(folder), s["stills"]
+    type_into(browser, "f-q-0-1", "x")                      # not a number
+    s = wait_for(browser, lambda s: s["error"] and not s["computing"], 10)
     with pytest.raises(InputError) as refused:
-        check(CLIP, raw_inputs(CLIP, None, {"q": "2 x; 0 1; 1 1"}))
+        check(CLIP, raw_inputs(CLIP, None, {"q": "1 x; 2 1; 1 1"}))
     message = browser.find_element("css selector", '.field[data-key="q"] .err').text
-    assert message == str(refused.value) and "\n" not in message and s["field"] == "q"
-    assert s["still"] == good and s["stills"] == 2                  # the last good still stays
-    assert key_folders(folder) == rendered                          # nothing rendered
+    assert message == str(refused.value) and "\n" not in message and s["field"] == "q" and s["cell"] == [0, 1]
+    assert "bad" in browser.find_element("id", "f-q-0-1").get_attribute("class")
+    time.sleep(1.0)
+    s = lab_state(browser)
+    assert s["still"] == good and s["stills"] == stills and not s["pending"]    # the last good still stays
+    assert key_folders(folder) == rendered                                      # nothing rendered
+
+
+def test_a_matrix_grows_and_shrinks_within_the_rules(lab, browser):
+    url, _, _ = lab
+    browser.get(f"{url}clip/{CLIP}")
+    wait_for(browser, lambda s: s["computed"] >= 1 and not s["computing"])
+    for grid in ("q", "k", "v"):
+        browser.find_element("id", f"addrow-{grid}").click()
+    s = wait_for(browser, lambda s: s["computed"] >= 2 and not s["computing"] and not s["error"], 10)
+    assert "weights[3][3]" in {n["label"] for n in s["numbers"]}
+    browser.find_element("id", "addcol-k").click()          # K wider than Q: the clip's rule, beside K
+    s = wait_for(browser, lambda s: s["error"] and not s["computing"], 10)
+    assert s["field"] == "k" and "as wide as --q" in s["error"]
+    for _ in range(8):
+        browser.find_element("id", "droprow-v").click() if browser.find_element("id", "droprow-v").is_enabled() else None
+    assert not browser.find_element("id", "droprow-v").is_enabled()          # one row at least
+    assert len(browser.find_elements("css selector", "#cells-v tr")) == 1
 
 
 def test_a_video_renders_through_the_page_and_plays(lab, browser):
@@ -150,10 +182,10 @@ def test_hostile_requests_get_a_4xx_and_write_nothing_outside_the_lab(lab):
     before_outside, before_keys = outside_files(root, folder), key_folders(folder)
     climb = "../../../../../etc/passwd"
     from scenes.pipeline.jobs.registry import spec
-    for opt in spec(CLIP).options:
-        status, body = post(api, {"clip": CLIP, "fields": {opt.key: True if not opt.flag else climb}})
+    for opt, where in ((o, w) for o in spec(CLIP).options for w in (api, url + "api/compute")):
+        status, body = post(where, {"clip": CLIP, "fields": {opt.key: True if not opt.flag else climb}})
         assert status in (400, 422), (opt.name, status, body)
-        status, body = post(api, {"clip": CLIP, "fields": {opt.key: climb if not opt.flag else "yes"}})
+        status, body = post(where, {"clip": CLIP, "fields": {opt.key: climb if not opt.flag else "yes"}})
         assert status in (400, 422) and body["error"], (opt.name, status, body)
     for bad in [{"clip": climb}, {"clip": CLIP, "lang": climb}, {"clip": CLIP, "step": climb},
                 {"clip": CLIP, "step": 0}, {"clip": CLIP, "session": climb}, {"clip": CLIP, "fields": {climb: "1"}},

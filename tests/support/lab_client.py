@@ -52,6 +52,14 @@ def get(url, timeout=10):
         return None, {}
 
 
+def answer(data):
+    """A JSON answer, or (the server's own 413 and the like) its text as the error."""
+    try:
+        return json.loads(data or b"{}")
+    except ValueError:
+        return {"error": data.decode("utf-8", "replace")}
+
+
 def post(url, data=None, raw=None, ctype="application/json", timeout=30):
     body = raw if raw is not None else json.dumps(data).encode()
     request = urllib.request.Request(url, data=body, method="POST", headers={"Content-Type": ctype})
@@ -59,7 +67,7 @@ def post(url, data=None, raw=None, ctype="application/json", timeout=30):
         with urllib.request.urlopen(request, timeout=timeout) as r:
             return r.status, json.loads(r.read())
     except urllib.error.HTTPError as err:
-        return err.code, json.loads(err.read() or b"{}")
+        return err.code, answer(err.read())
 
 
 def raw_get(url, path):

@@ -70,10 +70,10 @@ def make_app(root: Path, jobs: int = 1, cap_mb: int = 2048, hosts: list[str] | N
 
     async def preset(request: Request) -> Response:
         """An opened preset file ({"clip", "title", "inputs"}) checked as --preset-file checks it."""
-        data = await body(request)
-        clip = data.get("clip") if isinstance(data, dict) else None
+        data = await body(request)           # ?clip=NAME: the page's clip, which the file must name
+        clip = request.query_params.get("clip") or (data.get("clip") if isinstance(data, dict) else None)
         if not isinstance(clip, str) or clip not in specs():
-            raise Refused(404 if isinstance(data, dict) else 400, f"unknown clip; valid: {', '.join(specs())}", "clip")
+            raise Refused(404, f"unknown clip; valid: {', '.join(specs())}", "clip")
         return JSONResponse({"clip": clip, "fields": preset_fields(data, clip)})
 
     async def still(request: Request) -> Response:

@@ -37,6 +37,8 @@ class RenderJob:
     out: Path = Path("media")
     dry_run: bool = False
     step: int | None = None             # stop after this step (a still of it with format png)
+    first_step: int | None = None       # draw from this step on (a step job: the steps before it are
+                                        # built without frames; pipeline/video/from_step.py)
     sections: bool = False              # also one mp4 per step and the presenter page NAME.html
     pace: str = "normal"
     voice: str | None = None            # "espeak", a folder of recordings, or None
@@ -51,6 +53,8 @@ class RenderJob:
                 raise ValueError(f"{name} {value!r}: one of {', '.join(valid)}")
         if self.step is not None and self.step < 1:
             raise InputError("step", str(self.step), "steps count from 1")
+        if self.first_step is not None and (self.first_step < 1 or (self.step or self.first_step) < self.first_step):
+            raise ValueError(f"first_step {self.first_step}: from 1 to the last step drawn ({self.step})")
 
     @property
     def name(self) -> str:

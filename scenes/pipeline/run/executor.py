@@ -41,6 +41,7 @@ class Task:
     module: str                 # the module whose files (through its imports) shape it
     code: str                   # those files and the catalogue, hashed where the stamp was made
     lang: str
+    entry: str = ""             # a module to run (python -m ENTRY ARGS) instead of render.py
 
 
 @dataclass(frozen=True)
@@ -80,8 +81,9 @@ def checkout(task: Task) -> str:
 
 def run_task(task: Task) -> Result:
     """Run one task here: render.py in a child process that dies with this one."""
-    code = checkout(task)
-    command = [sys.executable, str(ROOT / "render.py"), *task.args]
+    code = checkout(task) if task.code else ""
+    program = ["-m", task.entry] if task.entry else [str(ROOT / "render.py")]
+    command = [sys.executable, *program, *task.args]
     linux = sys.platform.startswith("linux")
     for _ in range(ATTEMPTS):
         done = subprocess.run(command, capture_output=True, text=True, stdin=subprocess.DEVNULL,

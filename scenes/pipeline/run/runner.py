@@ -13,7 +13,7 @@ from manim import config, tempconfig
 
 from scenes.kit.text import lang as language
 from scenes.kit.text.layout import frame
-from scenes.pipeline.video import holds
+from scenes.pipeline.video import from_step, holds
 from scenes.pipeline.jobs.files import signals_held, srt_text, srt_time, stem, write_atomic  # noqa: F401  (re-exported)
 from scenes.pipeline.jobs.inputs import InputError, manifest_inputs
 from scenes.pipeline.jobs.job import QUALITIES, RenderJob  # noqa: F401  (QUALITIES: re-exported)
@@ -128,8 +128,9 @@ def render(job: RenderJob) -> list[Path]:
             discard(out, created)
             raise
         with checked_config(manim_settings(work, job.clip, job.quality, job.format, job.dry_run, job.sections)):
+            drawn = from_step.renderer(job.first_step) if job.first_step else holds.renderer(job.dry_run)
             scene = scene_cls(inputs=dict(job.inputs), stop_after_step=job.step, skip_animations=job.dry_run,
-                              pace=job.pace, recordings=recordings, renderer=holds.renderer(job.dry_run))
+                              pace=job.pace, recordings=recordings, renderer=drawn)
             scene.render()
             shape = frame()
         keep_tex(work, job.clip)
@@ -176,7 +177,7 @@ def write_outputs(job: RenderJob, scene: Any, shape: dict, work: Path) -> list[P
     if job.videos:
         write_atomic(out / f"{name}.srt", srt_text(scene.captions))
         written.append(out / f"{name}.srt")
-    if job.sections and job.videos:
+    if job.sections and job.videos and not job.first_step:     # a step job: the page is the join's
         from scenes.pipeline.present.presenter import clip_steps, write_page
         part = {"section": spec.section, "title": title, "steps": clip_steps(out, name, spec.section, title)}
         written.append(write_page(out, name, f"{spec.section} {title}", [part], lang=job.lang,

@@ -1,0 +1,153 @@
+"""One clip on every core: its steps rendered as independent jobs, then joined.
+
+Each step job (`python -m scenes.pipeline.run.steps JOB STEP`) builds the scene up to its step
+without drawing a frame and draws only that step (scenes/pipeline/video/from_step.py), into a
+folder of its own inside the render's private work folder. When every step is done the clip's
+files are made from theirs: NAME.mp4 is the step videos remuxed (not re-encoded), the step
+videos and their index are NAME.sections/, and the manifest, script and subtitles are the last
+step's (it built every step before it as a whole render does). Then they move into place whole,
+as one render's do; nothing is written where a step failed.
+
+When it pays (measured in bench/run.py, docs/speed.md): a step job costs a Python and Manim
+start and the build up to its step, about 3 s; at 1080p60 and above a clip's steps take far
+longer to draw than that, at 480p15 and below hardly, so a clip is split from 720p30 up, when
+more than one core is free, and rendered whole otherwise (a voice, a still, a dry run: whole).
+"""
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import shutil
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from scenes.kit.text import lang as language
+from scenes.pipeline.jobs.files import own_part, signals_held
+from scenes.pipeline.jobs.inputs import InputError
+from scenes.pipeline.jobs.job import RenderJob
+from scenes.pipeline.jobs.leftovers import mark, sweep, work_dir
+from scenes.pipeline.jobs.registry import scene as scene_class
+from scenes.pipeline.run import runner
+from scenes.pipeline.run.executor import Executor, LocalExecutor, Task
+from scenes.pipeline.video.from_step import section_video
+from scenes.pipeline.video.join import remux
+
+SPLIT_QUALITIES = ("medium", "high", "4k")
+JOB_FILE = "job.pickle"
+
+
+def splits(job: RenderJob, cores: int) -> bool:
+    """Whether this render is split into step jobs (the rule above)."""
+    return (cores > 1 and job.format == "mp4" and not job.dry_run and job.step is None
+            and job.first_step is None and job.voice is None and job.quality in SPLIT_QUALITIES)
+
+
+def render(job: RenderJob, jobs: int | None = None) -> list[Path]:
+    """The CLI's render of one clip: split into step jobs where that pays, else one process."""
+    from scenes.pipeline.run.chapter import job_count
+    cores = jobs or job_count()
+    if not splits(job, cores):
+        return runner.render(job)
+    return render_split(job, LocalExecutor(cores))
+
+
+def planned_steps(job: RenderJob, work: Path) -> list[float]:
+    """Each step's planned seconds (the clip built without frames, in the job's language)."""
+    before = language.current
+    language.use(job.lang)
+    try:
+        planned = runner.plan(job.clip, dict(job.inputs), job.pace, work / "plan")
+    finally:
+        language.use(before)
+    return [end - start for start, end, _ in planned.captions]
+
+
+def step_tasks(job: RenderJob, work: Path, seconds: list[float]) -> list[Task]:
+    """One task per step, the longest first (so that the cores stay busy to the end)."""
+    (work / JOB_FILE).write_bytes(pickle.dumps(job))
+    module = scene_class(job.clip).__module__
+    order = sorted(range(1, len(seconds) + 1), key=lambda k: -seconds[k - 1])
+    return [Task(label=f"{job.name} step {k}", key=f"{job.name}-step-{k}", stamp=mark(),
+                 args=(str(work / JOB_FILE), str(k)), out=str(work), files=(), module=module,
+                 code="", lang=job.lang, entry="scenes.pipeline.run.steps") for k in order]
+
+
+def render_split(job: RenderJob, executor: Executor) -> list[Path]:
+    """Render the clip's steps as tasks on `executor`, then join them into the clip's files."""
+    out = job.out
+    out.mkdir(parents=True, exist_ok=True)
+    sweep(out)
+    work = work_dir(out, "steps", job.clip)
+    try:
+        seconds = planned_steps(job, work)
+        executor.run(step_tasks(job, work, seconds), lambda task, result: None)
+        with signals_held():
+            return joined(job, work, len(seconds))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def joined(job: RenderJob, work: Path, steps: int) -> list[Path]:
+    """The clip's files from its step folders, each moved into place whole."""
+    out, name = job.out, job.name
+    parts = [work / str(k) for k in range(1, steps + 1)]
+    videos = [section_video(p) for p in parts]
+    movie = own_part(out / f"{name}.mp4", ".mp4")
+    remux([video for video, _ in videos], movie, [])
+    written = [out / f"{name}.mp4"]
+    os.replace(movie, written[0])
+    last = parts[-1]
+    for suffix in ("numbers.json", "script.md", "srt"):
+        part = own_part(out / f"{name}.{suffix}")
+        shutil.copyfile(last / f"{name}.{suffix}", part)
+        os.replace(part, out / f"{name}.{suffix}")
+        written.append(out / f"{name}.{suffix}")
+    if job.sections:
+        written.append(sections_folder(out, name, videos, next(last.glob("*.sections/*.json")).name))
+        from scenes.pipeline.present.presenter import clip_steps, write_page
+        spec = scene_class(job.clip).spec
+        title = spec.heading()
+        part = {"section": spec.section, "title": title, "steps": clip_steps(out, name, spec.section, title)}
+        written.append(write_page(out, name, f"{spec.section} {title}", [part], lang=job.lang,
+                                  one_file=job.one_file))
+    return written
+
+
+def sections_folder(out: Path, name: str, videos: list[tuple[Path, dict]], index: str) -> Path:
+    """NAME.sections/: every step's video and the index Manim writes for a whole render."""
+    mine = mark()
+    new, old, target = out / f".{name}.sections{mine}new", out / f".{name}.sections{mine}old", out / f"{name}.sections"
+    shutil.rmtree(new, ignore_errors=True)
+    new.mkdir()
+    for video, entry in videos:
+        shutil.copyfile(video, new / entry["video"])
+    with (new / index).open("w") as file:
+        json.dump([entry for _, entry in videos], file, indent=4)
+    if target.exists():
+        os.replace(target, old)
+    os.replace(new, target)
+    shutil.rmtree(old, ignore_errors=True)
+    return target
+
+
+def render_step(job_file: Path, step: int) -> None:
+    """A step job: the job's clip drawn from `step` to `step`, into job_file's folder / step."""
+    job: RenderJob = pickle.loads(job_file.read_bytes())
+    folder = job_file.parent / str(step)
+    runner.render(replace(job, first_step=step, step=step, sections=True, one_file=False, out=folder))
+
+
+def main(argv: list[str]) -> int:
+    try:
+        render_step(Path(argv[0]), int(argv[1]))
+    except InputError as error:
+        print(error, file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
+

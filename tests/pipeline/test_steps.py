@@ -1,0 +1,114 @@
+"""One clip as step jobs: each step drawn in a process of its own, then joined. The joined clip
+is the one-process render: the same frames (decoded), the same step videos, manifest, subtitles,
+script and page byte for byte; on a dask cluster of two workers both render steps, and a worker
+killed mid-step leaves no partial file and its step is drawn again."""
+import os
+import signal
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import av
+import numpy as np
+import pytest
+
+from conftest import inputs_for
+from scenes.pipeline.jobs.job import RenderJob
+from scenes.pipeline.run import executor, runner, steps
+from scenes.pipeline.video import from_step
+
+
+def decoded(path):
+    with av.open(str(path)) as box:
+        return [frame.to_ndarray(format="rgb24") for frame in box.decode(video=0)]
+
+
+def differences(ours, theirs, clip):
+    """What differs between a split render's folder and a whole render's, for one clip."""
+    found = []
+    for name in (f"{clip}.numbers.json", f"{clip}.srt", f"{clip}.script.md", f"{clip}.html"):
+        if (ours / name).read_bytes() != (theirs / name).read_bytes():
+            found.append(name)
+    mine = sorted(p.name for p in (ours / f"{clip}.sections").iterdir())
+    if mine != sorted(p.name for p in (theirs / f"{clip}.sections").iterdir()):
+        found.append(f"{clip}.sections: {mine}")
+    else:
+        found += [f"{clip}.sections/{n}" for n in mine
+                  if (ours / f"{clip}.sections" / n).read_bytes() != (theirs / f"{clip}.sections" / n).read_bytes()]
+    a, b = decoded(ours / f"{clip}.mp4"), decoded(theirs / f"{clip}.mp4")
+    if len(a) != len(b):
+        found.append(f"{clip}.mp4: {len(a)} frames, {len(b)} in one process")
+    else:
+        worst = max(int(np.abs(x.astype(int) - y).max()) for x, y in zip(a, b))
+        if worst > 2:                                         # the encoder's tolerance
+            found.append(f"{clip}.mp4: a pixel {worst} levels off")
+    return found
+
+
+def job(clip, out, **given):
+    return RenderJob(clip=clip, inputs=inputs_for(clip, **given), quality="tiny", sections=True, out=Path(out))
+
+
+@pytest.mark.parametrize("clip", ["dropout", "multihead"])
+def test_the_joined_clip_is_the_one_process_render(clip, tmp_path, tiny_chapter):
+    """The tiny chapter renders each clip in one process (`render.py NAME --sections`)."""
+    written = steps.render_split(job(clip, tmp_path), executor.LocalExecutor(2))
+    assert {p.name for p in written} == {f"{clip}.{x}" for x in ("mp4", "numbers.json", "script.md", "srt",
+                                                                "sections", "html")}
+    assert differences(tmp_path, tiny_chapter, clip) == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in written)   # no work folder left
+
+
+def test_a_step_keeps_the_clock_of_a_drawn_render(monkeypatch, tmp_path, tiny_chapter):
+    """Planted: the steps before it timed by Manim's skipping (a play's duration at once, not
+    1/fps a frame) give the step other start and end times than the whole render's."""
+    whole = (tiny_chapter / "weighted-average.numbers.json").read_text("utf-8")
+    import json
+    expected = json.loads(whole)["steps"][:2]
+    drawn = replace(job("weighted-average", tmp_path / "drawn"), first_step=2, step=2)
+    runner.render(drawn)
+    assert json.loads((tmp_path / "drawn" / "weighted-average.numbers.json").read_text("utf-8"))["steps"] == expected
+    monkeypatch.setattr(from_step, "drawn_clock", lambda time, duration, held, fps: time + duration)
+    runner.render(replace(drawn, out=tmp_path / "skipped"))
+    skipped = json.loads((tmp_path / "skipped" / "weighted-average.numbers.json").read_text("utf-8"))["steps"]
+    assert skipped != expected
+
+
+def test_a_cluster_of_two_workers_draws_the_steps_though_one_dies_mid_step(tmp_path, tiny_chapter):
+    clip, killed, ran = "weighted-average", tmp_path / "killed", tmp_path / "ran"
+    ran.mkdir()
+
+    def dies_once(task):
+        """Each step task notes its worker; the first one started is killed with its worker
+        while its frames are being written."""
+        from scenes.pipeline.run.executor import run_task
+        (ran / f"{os.getpid()}-{task.key}").touch()
+        if not killed.exists():
+            killed.write_text(str(os.getpid()))
+            threading.Thread(target=run_task, args=(task,), daemon=True).start()
+            deadline = time.monotonic() + 120
+            while next(Path(task.out).glob("*/.render-*/videos/*/partial_movie_files/*/*.mp4"), None) is None \
+                    and time.monotonic() < deadline:
+                time.sleep(0.05)
+            os.kill(os.getpid(), signal.SIGKILL)
+        return run_task(task)
+
+    cluster = executor.DaskExecutor(workers=2, run=dies_once)
+    try:
+        steps.render_split(job(clip, tmp_path / "out"), cluster)
+    finally:
+        cluster.close()
+    workers = {p.name.split("-", 1)[0] for p in ran.iterdir()} - {killed.read_text()}
+    assert len(workers) == 2, sorted(p.name for p in ran.iterdir())     # both live workers drew steps
+    assert differences(tmp_path / "out", tiny_chapter, clip) == []
+    assert not [p for p in (tmp_path / "out").iterdir() if p.name.startswith(".")]
+
+
+def test_a_clip_is_split_from_720p_up_when_cores_are_free():
+    base = RenderJob(clip="dropout", quality="high")
+    assert steps.splits(base, 2) and steps.splits(replace(base, quality="medium"), 4)
+    assert not steps.splits(base, 1)
+    for whole in (replace(base, quality="low"), replace(base, quality="tiny"), replace(base, voice="espeak"),
+                  replace(base, step=2), replace(base, dry_run=True), replace(base, format="png")):
+        assert not steps.splits(whole, 2)

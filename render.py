@@ -137,7 +137,7 @@ def clip_command(declared: Declared) -> click.Command:
 
 def render(job: RenderJob) -> None:
     from scenes.pipeline.jobs.inputs import InputError
-    from scenes.pipeline.run.runner import render as run_job
+    from scenes.pipeline.run.steps import render as run_job     # split into step jobs where that pays
     try:
         for path in run_job(job):
             click.echo(str(path))

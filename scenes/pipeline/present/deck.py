@@ -29,6 +29,7 @@ class Step:
     video: Path
     caption: str
     notes: str          # the narration (the caption where a step has none)
+    derivations: tuple[str, ...] = ()       # the expressions the step makes, as drawn
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,7 @@ def deck_of(out: Path, lang: str = SOURCE, clip: str | None = None) -> Deck:
         if not (out / f"{base}.sections").is_dir():
             raise FileNotFoundError(f"{out / base}.sections does not exist: render it with --sections first")
         title = spec.heading(lang)
-        steps = tuple(Step(out / st["video"], st["caption"], st["notes"])
+        steps = tuple(Step(out / st["video"], st["caption"], st["notes"], tuple(st["derivations"]))
                       for st in clip_steps(out, base, spec.section, title))
         sections.append(Section(spec.section, title, steps))
     heading = tr(style.BOOK_TITLE, lang).replace("{}", str(style.CHAPTER))

@@ -1,4 +1,5 @@
-"""The PDF handout (fpdf2): per step its last frame, caption and narration on an A4 page, or
+"""The PDF handout (fpdf2): per step its last frame, the derivations it makes (the expressions as
+drawn, under the frame), caption and narration on an A4 page, or
 (grid) four frames a page with ruled room for notes; each section a bookmark. The Noto faces the
 clips use are embedded (subset): Noto Sans CJK SC, and Noto Sans for English words."""
 from __future__ import annotations
@@ -114,7 +115,10 @@ def steps_pages(pdf: FPDF, deck: Deck, section: Section) -> None:
         page(pdf, deck, section, n == 0)
         height = WIDE * 9 / 16
         pdf.image(frame_image(step.video), x=MARGIN, y=TOP, w=WIDE, h=height)
-        pdf.set_y(TOP + height + 6)
+        pdf.set_y(TOP + height + 3)
+        for expression in step.derivations:
+            text(pdf, deck, expression, 10, MUTED, MARGIN, WIDE, 5)
+        pdf.set_y(pdf.get_y() + 3)
         text(pdf, deck, step.caption, 14, INK, MARGIN, WIDE, 7)
         pdf.ln(3)
         text(pdf, deck, step.notes, 11, INK, MARGIN, WIDE, 6)

@@ -4,7 +4,8 @@
 writes chapter04.html (title cards are steps too). The page references the videos by
 relative path (file://, no server, no network); `--one-file` embeds them as data URLs.
 Keys: → Space PageDown click forward, ← PageUp back, Home End, R replay, F full screen,
-G + number (or 1-9) jump to a section, C captions, S speaker view.
+G + number (or 1-9) jump to a section, C captions, S speaker view. Paused on a step's last frame,
+a click on a number shows where it comes from (explain.js, inlined; Esc closes it).
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from pathlib import Path
 from scenes.kit.text.lang import SOURCE, tr
 from scenes.pipeline.jobs.files import write_atomic
 from scenes.pipeline.jobs.registry import specs
+from scenes.pipeline.present.explain import SCRIPT, derivations, page_words, step_explained
 
 PAGE = Path(__file__).with_name("presenter.html")
 LAB = "http://127.0.0.1:8765"         # render.py lab's default address
@@ -44,7 +46,8 @@ def speaker_body(text: dict[str, str]) -> str:
 
 
 def clip_steps(out: Path, clip: str, section: str, title: str) -> list[dict]:
-    """A rendered clip's steps: each step's video (from Manim's section index) and its texts."""
+    """A rendered clip's steps: each step's video (from Manim's section index), its texts, what its
+    last frame's numbers are made of (explain.py) and the derivations it makes (for the handout)."""
     manifest = json.loads((out / f"{clip}.numbers.json").read_text("utf-8"))
     folder = out / f"{clip}.sections"
     index = json.loads(next(folder.glob("*.json")).read_text("utf-8"))
@@ -52,7 +55,8 @@ def clip_steps(out: Path, clip: str, section: str, title: str) -> list[dict]:
     steps = []
     for n, st in enumerate(manifest["steps"], 1):
         steps.append({"video": f"{folder.name}/{videos[f'step-{n}']}", "caption": st["caption"],
-                      "notes": st.get("narration") or st["caption"], "section": section, "title": title})
+                      "notes": st.get("narration") or st["caption"], "section": section, "title": title,
+                      "explain": step_explained(manifest, n), "derivations": derivations(manifest, n)})
     return steps
 
 
@@ -82,10 +86,11 @@ def write_page(out: Path, name: str, title: str, parts: list[dict], lang: str = 
         steps += part["steps"]
     if one_file:
         steps = embedded(out, steps)
-    text = {key: tr(words, lang) for key, words in TEXT.items()}
+    text: dict = {key: tr(words, lang) for key, words in TEXT.items()}
+    text["explain"] = page_words(lang)
     data = {"lang": lang, "text": text, "steps": steps, "sections": sections, "speaker": speaker_body(text)}
     payload = json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
-    page = (PAGE.read_text("utf-8").replace("__DATA__", payload).replace("__TITLE__", html.escape(title))
+    page = (PAGE.read_text("utf-8").replace("__EXPLAIN__", SCRIPT.read_text("utf-8")).replace("__DATA__", payload).replace("__TITLE__", html.escape(title))
             .replace("__LANG__", lang).replace("__HELP__", html.escape(text["help"])))
     target = out / f"{name}.html"
     write_atomic(target, page)

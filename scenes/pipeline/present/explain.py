@@ -1,0 +1,300 @@
+"""What each drawn number is made of, in words, from its manifest: the presenter page shows it when
+a number of the paused frame is clicked (explain.js only displays), and the handout lists each
+step's derivations under its frame.
+
+Every number item of a step's layout gets a note, by the first rule that fits:
+  computed   the record's `from` and `op` (scenes/compute/provenance.py and each clip's compute
+             module): the expression with the labels, then with the drawn values;
+  constant   an `op` with no source (a masked score is −∞, a lone visible key's weight is 1, …);
+  given      a `given` field, or a label that names an input option and holds its entry;
+  rule       a number the clips draw by a fixed rule (the mask M, the ids of 4.7, dropout's masks);
+  index      a whole number that is its own position (name[2] = 2);
+  none       nothing says where it comes from: the note says so, and tests count it a failure.
+A source drawn at the step or before is named (outlined where the frame shows it, else listed with
+its step); a source never drawn is counted as not drawn. The words are assets/lang/zh/explain.json
+and their translations (scenes/kit/text/lang.py).
+"""
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+from typing import Any, Callable
+
+from scenes.kit.text.lang import SOURCE, tr, words
+
+SCRIPT = Path(__file__).with_name("explain.js")     # the page's code for it, inlined in the page
+INDEX = re.compile(r"\[(\d+)\]")
+LAST = re.compile(r"^(.*)\[\d+\]$")
+PLAIN = re.compile(r"^([a-z_]+)((?:\[\d+\])*)$")
+LONG = 12                                            # a list longer than this keeps 3, …, the last
+HOW = {"split": "view(B, T, H, d)", "transposed": "transpose(1, 2)", "back": "transpose(1, 2)",
+       "merged": "reshape(B, T, D)", "wrong": "reshape(B, T, D)"}     # 4.7: provenance.HEAD_STEPS
+
+
+def say(key: str, lang: str, **slots: Any) -> str:
+    """A template of explain.json (a dotted key) in `lang`, its named slots filled."""
+    node: Any = words("explain")
+    for part in key.split("."):
+        node = node[part]
+    return tr(node, lang).format(**{k: str(v) for k, v in slots.items()})
+
+
+def indices(label: str) -> list[int]:
+    return [int(k) for k in INDEX.findall(label)]
+
+
+def shortened(items: list[str]) -> list[str]:
+    return items if len(items) <= LONG else items[:3] + ["…"] + items[-1:]
+
+
+def joined(items: list[str], sep: str) -> str:
+    return sep.join(shortened(items))
+
+
+def groups(labels: list[str]) -> list[list[str]]:
+    """Labels grouped by what precedes their last index (q[1][*], k[0][*]), in order."""
+    out: dict[str, list[str]] = {}
+    for label in labels:
+        found = LAST.match(label)
+        out.setdefault(found.group(1) if found else label, []).append(label)
+    return list(out.values())
+
+
+def pairs(labels: list[str]) -> list[tuple[str, str]]:
+    """A dot product's or weighted sum's factors: the first half with the second (one group:
+    each with itself, as x1·x1)."""
+    parts = groups(labels)
+    if len(parts) == 1:
+        return [(a, a) for a in labels]
+    half = len(labels) // 2
+    return list(zip(labels[:half], labels[half:]))
+
+
+def own(label: str, sources: list[str]) -> str | None:
+    """The source at the result's own index (softmax's e^{s_j}, the mean's s_j)."""
+    mine = indices(label)
+    return next((s for s in sources if indices(s) == mine), None)
+
+
+# -- expressions: (with labels, with drawn values) from the sources' labels and texts
+Expression = Callable[[str, list[str], dict[str, str], dict], tuple[str, str]]
+
+
+def products(pairs_: list[tuple[str, str]], t: dict[str, str]) -> tuple[str, str]:
+    return (joined([f"{a}·{b}" for a, b in pairs_], " + "),
+            joined([f"{t[a]} · {t[b]}" for a, b in pairs_], " + "))
+
+
+def dot(label, src, t, m):
+    return products(pairs(src), t)
+
+
+def product(label, src, t, m):
+    factors = src if len(src) > 1 else src * 2
+    return " · ".join(factors), " · ".join(t[s] for s in factors)
+
+
+def divide(label, src, t, m):
+    if len(src) == 2:
+        return f"{src[0]} / {src[1]}", f"{t[src[0]]} / {t[src[1]]}"
+    if label == "scale":                                  # dropout's 1/(1−p)
+        return f"1 / (1 − {src[0]})", f"1 / (1 − {t[src[0]]})"
+    scale = m["records"].get("scale")
+    return f"{src[0]} / √dₖ", f"{t[src[0]]} / {scale['text'] if scale else '√dₖ'}"
+
+
+def exp(label, src, t, m):
+    return f"exp({src[0]})", f"exp({t[src[0]]})"
+
+
+def total(label, src, t, m):
+    return joined(src, " + "), joined([t[s] for s in src], " + ")
+
+
+def softmax(label, src, t, m):
+    mine = own(label, src)
+    if mine is None:
+        return f"softmax({joined(src, ', ')})", f"softmax({joined([t[s] for s in src], ', ')})"
+    return (f"exp({mine}) / Σ exp({joined(src, ', ')})",
+            f"exp({t[mine]}) / ({joined([f'exp({t[s]})' for s in src], ' + ')})")
+
+
+def mean_off(label, src, t, m):
+    mine = own(label, src) or src[0]
+    return f"{mine} − mean({joined(src, ', ')})", f"{t[mine]} − mean({joined([t[s] for s in src], ', ')})"
+
+
+def masked(label, src, t, m):
+    return f"{src[0]} + 0", f"{t[src[0]]} + 0"
+
+
+def gap(label, src, t, m):
+    two = pairs(src) if len(src) > 2 else [(src[0], src[-1])]
+    if len(two) == 1:
+        a, b = two[0]
+        return f"|{a} − {b}|", f"|{t[a]} − {t[b]}|"
+    return (f"max({joined([f'|{a} − {b}|' for a, b in two], ', ')})",
+            f"max({joined([f'|{t[a]} − {t[b]}|' for a, b in two], ', ')})")
+
+
+def largest(label, src, t, m):
+    return f"max({joined(src, ', ')})", f"max({joined([t[s] for s in src], ', ')})"
+
+
+def same(label, src, t, m):
+    return src[0], t[src[0]]
+
+EXPRESSIONS: dict[str, Expression] = {
+    "dot": dot, "product": product, "keep": product, "divide": divide, "exp": exp, "sum": total,
+    "softmax": softmax, "weighted sum": lambda label, src, t, m: products(pairs(src), t),
+    "subtract mean": mean_off, "mask": masked, "max abs difference": gap, "max": largest, "eval": same}
+
+
+# -- the rules for numbers without sources
+def given(label: str, rec: dict, m: dict, lang: str) -> str | None:
+    if rec.get("given"):
+        return say("given.value", lang, option=str(rec["given"]).lstrip("-"))
+    found = PLAIN.match(label)
+    if not found or m["inputs"].get(found.group(1)) is None:
+        return None
+    value: Any = m["inputs"][found.group(1)]
+    at = indices(label)
+    try:
+        for k in at:
+            value = value[k]
+        if not math.isclose(float(value), float(rec["value"]), rel_tol=1e-9, abs_tol=1e-12):
+            return None
+    except (TypeError, ValueError, IndexError, KeyError):
+        return None
+    option = found.group(1).replace("_", "-")
+    if len(at) == 2:
+        return say("given.cell", lang, option=option, i=at[0], j=at[1])
+    return say("given.entry", lang, option=option, i=at[0]) if at else say("given.value", lang, option=option)
+
+
+def mask_rule(label, rec, m, lang, name, extra):
+    i, j = indices(label)[-2:]
+    if name in ("mask", "zeros.masked", "diag.masked"):
+        d = int(extra) if extra else (0 if name == "diag.masked" else m["inputs"].get("diagonal", 1))
+        if rec["value"] == "-inf" and j <= i:              # diagonal=0: the query's own key too
+            return say("mask.diagonal", lang, label=label, text=rec["text"], i=i, j=j)
+        return say("mask.hidden" if rec["value"] == "-inf" else "mask.open", lang, label=label,
+                   text=rec["text"], d=d, i=i, j=j)
+    if name == "cache_allowed":
+        return say("mask.cache", lang, label=label, text=rec["text"], c=m["inputs"].get("cached", 0), i=i, j=j)
+    return say("mask.fresh", lang, label=label, text=rec["text"])
+
+
+RULES: list[tuple[re.Pattern, Callable[..., str]]] = [
+    (re.compile(r"^(k|v)_changed\[(\d+)\]\[(\d+)\]$"),
+     lambda g, label, rec, m, lang: say("given.changed", lang, option=g[1], i=g[2], j=g[3])),
+    (re.compile(r"^(mask|zeros\.masked|diag\.masked|cache_allowed|fresh)(?:_diagonal(\d+))?\[\d+\]\[\d+\]$"),
+     lambda g, label, rec, m, lang: mask_rule(label, rec, m, lang, g[1], g[2])),
+    (re.compile(r"^(scale|checkpoint\[\d+\])$"),
+     lambda g, label, rec, m, lang: say("constant", lang, label=label, text=rec["text"])),
+    (re.compile(r"^start\[\d+\]\[\d+\]\[\d+\]$"),
+     lambda g, label, rec, m, lang: say("element", lang, n=rec["text"])),
+    (re.compile(r"^(chosen|table|sample)\[(\d+)\]\.mask\[(\d+)\]$"),
+     lambda g, label, rec, m, lang: say(f"dropout_mask.{g[1]}", lang, i=g[2], j=g[3])),
+]
+
+
+def without_sources(label: str, rec: dict, m: dict, lang: str) -> tuple[str, str]:
+    """(kind, line) for a number whose record names no source."""
+    op, text = rec.get("op"), rec["text"]
+    if op == "mask":
+        i, j = indices(label)[-2:]
+        diagonal = m["inputs"].get("diagonal", 1) == 0 and i == j
+        return "constant", say("mask.diagonal" if diagonal else "mask.masked", lang, label=label, text=text, i=i, j=j)
+    if op in ("softmax", "weighted sum"):
+        case = ("output" if op == "weighted sum" else "empty") if rec["value"] == "nan" else \
+            ("hidden" if rec["value"] == 0 else "only")
+        return "constant", say(f"weights.{case}", lang, label=label, text=text)
+    if op == "constant" or "const" in rec:
+        return "constant", say("constant", lang, label=label, text=text)
+    line = given(label, rec, m, lang)
+    if line:
+        return "given", say("with", lang, label=label, text=text, why=line)
+    for pattern, rule in RULES:
+        found = pattern.match(label)
+        if found:
+            return "rule", rule(found, label, rec, m, lang)
+    at = indices(label)
+    if isinstance(rec["value"], int) and rec.get("decimals") is None and len(at) == 1 and rec["value"] == at[0]:
+        return "index", say("with", lang, label=label, text=text, why=say("index", lang, i=text))
+    return "none", say("none", lang, label=label, text=text)
+
+
+def note(label: str, rec: dict, m: dict, step: int, lang: str) -> dict:
+    """{kind, lines, sources (named: drawn at the step or before), unseen (never drawn)}."""
+    src = [s for s in rec.get("from") or []]
+    if not src:
+        kind, line = without_sources(label, rec, m, lang)
+        return {"kind": kind, "lines": [line], "sources": [], "unseen": []}
+    records = m["records"]
+    named = [s for s in src if s in records and records[s]["step"] <= step]
+    unseen = [s for s in src if s not in named]
+    texts = {s: records[s]["text"] for s in named}
+    op = rec.get("op") or ""
+    if op == "move":
+        before, after = indices(src[0]), indices(label)
+        lines = [f"e{rec['text']} → [{', '.join(map(str, after))}] ({HOW.get(label.split('[')[0], op)})",
+                 say("move", lang, label=label, text=rec["text"], before=src[0])]
+        return {"kind": "computed", "lines": lines, "sources": named, "unseen": unseen}
+    shown = EXPRESSIONS.get(op)
+    if shown and not unseen:
+        symbols, values = shown(label, src, texts, m)
+        lines = [f"{label} = {symbols} = {values} = {rec['text']}"]
+    else:
+        listed = joined([f"{s} = {texts[s]}" for s in named], ", ") or "…"
+        lines = [say("computed", lang, label=label, sources=listed, op=op), f"{label} = {rec['text']}"]
+    if unseen:
+        lines.append(say("unseen", lang, n=len(unseen), labels=joined(unseen, ", ")))
+    return {"kind": "computed", "lines": lines, "sources": named, "unseen": unseen}
+
+
+def records_of(manifest: dict) -> dict[str, dict]:
+    """label -> its record (the first with a source where a label is recorded more than once)."""
+    out: dict[str, dict] = {}
+    for rec in manifest["numbers"]:
+        if rec["label"] not in out or (rec.get("from") and not out[rec["label"]].get("from")):
+            out[rec["label"]] = rec
+    return out
+
+
+def step_explained(manifest: dict, step: int) -> dict:
+    """What the page needs for one step's last frame: its number items (box and note), each note's
+    lines, the items it outlines (its sources in this frame) and its sources drawn before."""
+    lang = manifest.get("lang", SOURCE)
+    m = dict(manifest, records=records_of(manifest))
+    layout: dict = next((s for s in manifest.get("layout", []) if s["step"] == step), {"items": []})
+    items = [it for it in layout["items"] if it.get("kind") == "number" and it.get("label") in m["records"]]
+    order: dict[str, int] = {}
+    notes: list[dict] = []
+    for it in items:
+        if it["label"] not in order:
+            order[it["label"]] = len(notes)
+            notes.append(note(it["label"], m["records"][it["label"]], m, step, lang))
+    here = {it["label"] for it in items}
+    for n in notes:
+        n["lit"] = [k for k, it in enumerate(items) if it["label"] in n["sources"]]
+        n["earlier"] = [say("earlier", lang, label=s, text=m["records"][s]["text"], step=m["records"][s]["step"])
+                        for s in n["sources"] if s not in here]
+    return {"frame": [manifest["frame"]["width"], manifest["frame"]["height"]],
+            "items": [[*it["box"], order[it["label"]], it["label"]] for it in items], "notes": notes}
+
+
+def page_words(lang: str) -> dict[str, str]:
+    return {key: say(f"panel.{key}", lang) for key in ("title", "lit", "close")}
+
+
+def derivations(manifest: dict, step: int) -> list[str]:
+    """The expressions a step makes in front of the viewer, as drawn (the handout lists them)."""
+    out = []
+    for rec in manifest["numbers"]:
+        d = rec.get("derivation") or {}
+        if d.get("step") == step and d.get("expression") and d.get("where") != "none":
+            if d["expression"] not in out:
+                out.append(d["expression"])
+    return out

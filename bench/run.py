@@ -6,6 +6,7 @@
   .venv/bin/python bench/run.py --only textcache [--still causal-mask:2]
   .venv/bin/python bench/run.py --only frames [--frames implementation,exercises] [--quality high]
   .venv/bin/python bench/run.py --only dry [--against DIR]     dry runs and last-step stills, every clip
+  .venv/bin/python bench/run.py --only split [--split dropout] [--quality high]   one process vs step jobs
 
 Measures, on this machine:
   - each clip and the whole chapter: wall time / video duration, at 480p15 and 1080p60;
@@ -186,6 +187,27 @@ def only_caches(args, scratch):
         shutil.rmtree(scratch, ignore_errors=True)
 
 
+def split_before_after(clips, quality, repeats, scratch):
+    """One clip rendered in one process (STEP_JOBS=off) and as step jobs on every core, one
+    after the other in each repeat; then the chapter both ways. Ratios: wall (and user+system
+    CPU) seconds per second of video."""
+    out = {}
+    for clip in clips + ["chapter"]:
+        runs = {"whole": [], "steps": []}
+        for _ in range(repeats):
+            for way in runs:
+                folder = Path(tempfile.mkdtemp(dir=scratch))
+                wall, rss, cpu = timed([PY, "render.py", clip, "--quality", quality, "--out", str(folder)],
+                                       env={"STEP_JOBS": "off" if way == "whole" else "on"}, cpu=True)
+                length = duration(folder / f"{'chapter04' if clip == 'chapter' else clip}.mp4")
+                runs[way].append((wall / length, cpu / length))
+                shutil.rmtree(folder, ignore_errors=True)
+        out[clip] = {"seconds_of_video": round(length, 2), **{
+            way: {"ratio": summary([r[0] for r in got]), "cpu_ratio": summary([r[1] for r in got])}
+            for way, got in runs.items()}}
+    return out
+
+
 def machine():
     cpu = next((ln.split(":", 1)[1].strip() for ln in Path("/proc/cpuinfo").read_text().splitlines()
                 if ln.startswith("model name")), platform.processor())
@@ -199,12 +221,13 @@ def main():
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--qualities", default="low,high")
     parser.add_argument("--out", default=str(ROOT / "bench" / "results.json"))
-    parser.add_argument("--only", choices=["holds", "textcache", "frames", "dry"],
+    parser.add_argument("--only", choices=["holds", "textcache", "frames", "dry", "split"],
                         help="only that measurement, written into --out beside the other figures")
     parser.add_argument("--still", default="causal-mask:2", help="CLIP:STEP of the textcache still")
     parser.add_argument("--frames", default="implementation,exercises", help="clips for --only frames")
     parser.add_argument("--holds", default="weighted-average,causal-mask", help="clips for the holds before/after")
-    parser.add_argument("--quality", default="high", help="quality of the holds before/after")
+    parser.add_argument("--quality", default="high", help="quality of the holds (and split) before/after")
+    parser.add_argument("--split", default="dropout", help="clips for --only split (the chapter too)")
     parser.add_argument("--against", default=None, help="--only dry: a checkout timed in turn with ours")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
@@ -225,6 +248,19 @@ def main():
             shutil.rmtree(scratch, ignore_errors=True)
         dry.write(Path(args.out), found, {"date": datetime.date.today().isoformat(), "machine": machine(),
                                           "repeats": args.repeats, "against": args.against})
+        return
+    if args.only == "split":
+        try:
+            found = split_before_after(args.split.split(","), args.quality, args.repeats, scratch)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        path = Path(args.out)
+        results = json.loads(path.read_text()) if path.exists() else {}
+        results.setdefault("split", {})[args.quality] = {
+            "date": datetime.date.today().isoformat(), "machine": machine(), "repeats": args.repeats,
+            "clips": found}
+        path.write_text(json.dumps(results, indent=1) + "\n")
+        print(json.dumps(results["split"][args.quality], indent=1))
         return
     if args.only == "holds":
         try:

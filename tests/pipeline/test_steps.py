@@ -16,6 +16,7 @@ import pytest
 from conftest import inputs_for
 from scenes.pipeline.jobs.job import RenderJob
 from scenes.pipeline.run import executor, runner, steps
+from scenes.pipeline.run.chapter import render_chapter
 from scenes.pipeline.video import from_step
 
 
@@ -50,14 +51,24 @@ def job(clip, out, **given):
     return RenderJob(clip=clip, inputs=inputs_for(clip, **given), quality="tiny", sections=True, out=Path(out))
 
 
-@pytest.mark.parametrize("clip", ["dropout", "multihead"])
-def test_the_joined_clip_is_the_one_process_render(clip, tmp_path, tiny_chapter):
+def test_the_joined_clip_is_the_one_process_render(tmp_path, tiny_chapter):
     """The tiny chapter renders each clip in one process (`render.py NAME --sections`)."""
-    written = steps.render_split(job(clip, tmp_path), executor.LocalExecutor(2))
-    assert {p.name for p in written} == {f"{clip}.{x}" for x in ("mp4", "numbers.json", "script.md", "srt",
-                                                                "sections", "html")}
-    assert differences(tmp_path, tiny_chapter, clip) == []
+    written = steps.render_split(job("dropout", tmp_path), executor.LocalExecutor(2))
+    assert {p.name for p in written} == {f"dropout.{x}" for x in ("mp4", "numbers.json", "script.md", "srt",
+                                                                 "sections", "html")}
+    assert differences(tmp_path, tiny_chapter, "dropout") == []
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in written)   # no work folder left
+
+
+def test_a_chapter_of_step_jobs_is_the_chapter_of_whole_clips(tmp_path, tiny_chapter):
+    """Every clip of the chapter as its step jobs, in one list on two processes, each clip joined
+    when its last step is done, then the chapter: each clip's files are the one-process render's."""
+    clips = ["multihead", "weighted-average"]
+    render_chapter("tiny", tmp_path, jobs=2, clips=clips, split=True)
+    for clip in clips:
+        assert differences(tmp_path, tiny_chapter, clip) == [], clip
+    assert (tmp_path / "chapter04.mp4").exists() and (tmp_path / ".stamps" / "multihead.txt").exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".steps")]
 
 
 def test_a_step_keeps_the_clock_of_a_drawn_render(monkeypatch, tmp_path, tiny_chapter):

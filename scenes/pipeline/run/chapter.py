@@ -10,7 +10,6 @@ clips that import it, and nothing else.
 """
 from __future__ import annotations
 
-import os
 import sys
 import time
 from dataclasses import dataclass
@@ -19,7 +18,10 @@ from pathlib import Path
 from scenes.kit.text import lang as language
 from scenes.kit.text import style
 from scenes.kit.text.style import BOOK_TITLE
-from scenes.pipeline.run.executor import Executor, LocalExecutor, Result, Task, TaskFailed
+from scenes.pipeline.run.executor import (  # noqa: F401  (job_count: re-exported)
+    Executor, LocalExecutor, Result, Task, TaskFailed, job_count,
+)
+from scenes.pipeline.run import steps
 from scenes.pipeline.jobs.files import stem, write_atomic
 from scenes.pipeline.jobs.inputs import InputError
 from scenes.pipeline.video.join import NAME, duration, join  # noqa: F401  (duration: used by the tests)
@@ -28,9 +30,6 @@ from scenes.pipeline.jobs.leftovers import sweep
 from scenes.pipeline.jobs.stamps import (  # noqa: F401  (re-exported: the lab and the tests use them)
     ROOT, catalogue_hash, code_hash, dependencies, files_hash, fresh, shared_files, stamp_of, title_stamp,
 )
-
-RENDER_MEMORY = 1.5e9     # bytes one 1080p render may need at its peak (bench/README.md)
-
 
 @dataclass(frozen=True)
 class Variant:
@@ -70,34 +69,59 @@ def tasks_for(out: Path, quality: str, sections: bool, pace: str = "normal", voi
     return tasks
 
 
-def job_count() -> int:
-    """As many renders at once as there are cores, and memory for each."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    try:
-        pages = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-        by_memory = max(1, int(pages // RENDER_MEMORY))
-    except (ValueError, OSError, AttributeError):
-        by_memory = cores
-    return max(1, min(cores, by_memory))
+def as_step_jobs(tasks: list[Task], sections: bool, pace: str, voice: str | None, cores: int,
+                 split: bool | None = None) -> tuple[list[Task], dict[str, tuple[Task, steps.Split]]]:
+    """Each clip render that pays to split (steps.splits; `split` forces it either way) replaced
+    by its step jobs; the list ordered longest first, so that the cores stay busy to the end.
+    Returns the tasks and, for each step task's key, the clip render it is part of."""
+    from scenes.pipeline.jobs.inputs import check, raw_inputs
+    from scenes.pipeline.jobs.job import RenderJob
+    out: list[tuple[float, Task]] = []
+    owners: dict[str, tuple[Task, steps.Split]] = {}
+    for task in tasks:
+        if task.entry or task.args[0] == "title-card":
+            out.append((0.0, task))
+            continue
+        clip, options = task.args[0], dict(zip(task.args[1::2], task.args[2::2]))
+        job = RenderJob(clip=clip, inputs=check(clip, raw_inputs(clip)), quality=options["--quality"],
+                        out=Path(task.out), sections=sections, pace=pace, voice=voice, lang=task.lang)
+        if not (steps.splits(job, cores) if split is None else split and job.voice is None):
+            out.append((float("inf"), task))
+            continue
+        part = steps.prepare(job)
+        for step in part.tasks:
+            owners[step.key] = (task, part)
+            out.append((part.seconds[int(step.args[1]) - 1], step))
+    return [t for _, t in sorted(out, key=lambda pair: -pair[0])], owners
 
 
-def run_all(tasks: list[Task], executor: Executor) -> None:
+def run_all(tasks: list[Task], executor: Executor, owners: dict[str, tuple[Task, steps.Split]] | None = None) -> None:
     """Run the renders with one progress line; a render's stamp is written once its files are in
     place, if the files that shaped it are those its stamp was made from; the first failure stops
-    the rest."""
+    the rest. A step job's clip is joined when its last step is done, then stamped."""
     start, count, shown, unstamped = time.monotonic(), [0], "", []
+    owners = owners or {}
 
-    def done(task: Task, result: Result) -> None:
-        nonlocal shown
+    def stamped(task: Task, checkout: str) -> None:
         missing = [f for f in task.files if not (Path(task.out) / f).exists()]
         if missing:
             raise RuntimeError(f"{task.label}: {missing[0]} is not in {task.out} after its render "
                                f"(do the workers write to the same folder? it must be on a shared file system)")
-        if result.checkout == task.code:
+        if checkout == task.code:
             (Path(task.out) / ".stamps").mkdir(parents=True, exist_ok=True)
             write_atomic(Path(task.out) / ".stamps" / f"{task.key}.txt", task.stamp)
         else:
             unstamped.append(task.label)
+
+    def done(task: Task, result: Result) -> None:
+        nonlocal shown
+        if task.key in owners:
+            clip, part = owners[task.key]
+            if part.step_done(task):
+                steps.finish(part)
+                stamped(clip, code_hash(clip.module) + catalogue_hash(clip.lang))
+        else:
+            stamped(task, result.checkout)
         count[0] += 1
         shown = progress(start, count[0], len(tasks), shown)
 
@@ -108,7 +132,9 @@ def run_all(tasks: list[Task], executor: Executor) -> None:
             raise InputError("voice", err.task.label, err.result.message) from None
         raise RuntimeError(str(err)) from None
     finally:
-        for folder in {Path(t.out) for t in tasks}:     # what a render that died here left behind
+        for _, part in owners.values():
+            steps.discard(part)
+        for folder in {Path(t.out) for t in tasks if not t.entry}:     # what a render that died here left behind
             sweep(folder)
             if (folder / ".titles").is_dir():
                 sweep(folder / ".titles")
@@ -133,19 +159,19 @@ def progress(start: float, done: int, total: int, shown: str) -> str:
 def render_chapter(quality: str = "high", out: str | Path = "media", sections: bool = True,
                    jobs: int | None = None, pace: str = "normal", voice: str | None = None,
                    one_file: bool = False, lang: str = language.SOURCE, executor: Executor | None = None,
-                   clips: list[str] | None = None) -> list[Path]:
+                   clips: list[str] | None = None, split: bool | None = None) -> list[Path]:
     """Render what is out of date, join the chapter; with sections (the default) also the
     presenter page chapter04.html, each title card a step of its own."""
-    return render_variants([lang], [quality], out, sections, jobs, pace, voice, one_file, executor, clips)
+    return render_variants([lang], [quality], out, sections, jobs, pace, voice, one_file, executor, clips, split)
 
 
 def render_variants(langs: list[str], qualities: list[str], out: str | Path = "media", sections: bool = True,
                     jobs: int | None = None, pace: str = "normal", voice: str | None = None,
                     one_file: bool = False, executor: Executor | None = None,
-                    clips: list[str] | None = None) -> list[Path]:
+                    clips: list[str] | None = None, split: bool | None = None) -> list[Path]:
     """Every variant (language x quality) of the chapter: one list of jobs over all of them
-    (on `executor`, default processes here), then each variant joined. `clips`: only these
-    (the tests' small chapters)."""
+    (on `executor`, default processes here; a clip as its step jobs where that pays, or as
+    `split` says), then each variant joined. `clips`: only these (the tests' small chapters)."""
     out = Path(out)
     if voice and voice != "espeak" and not Path(voice).is_dir():
         raise InputError("voice", voice, "is neither 'espeak' nor a folder of recordings")
@@ -155,9 +181,11 @@ def render_variants(langs: list[str], qualities: list[str], out: str | Path = "m
     for variant in todo:
         variant.out.mkdir(parents=True, exist_ok=True)
     tasks = [t for v in todo for t in tasks_for(v.out, v.quality, sections, pace, voice, v.lang, chosen)]
-    local = executor or LocalExecutor(jobs or job_count())
+    cores = jobs or job_count()
+    local = executor or LocalExecutor(cores)
+    tasks, owners = as_step_jobs(tasks, sections, pace, voice, 2 if executor else cores, split)
     try:
-        run_all(tasks, local)
+        run_all(tasks, local, owners)
     finally:
         if executor is None:
             local.close()

@@ -17,6 +17,7 @@ from __future__ import annotations
 import concurrent.futures as futures
 import ctypes
 import logging
+import os
 import signal
 import subprocess
 import sys
@@ -27,6 +28,7 @@ from typing import Any, Callable, Protocol
 ROOT = Path(__file__).resolve().parents[3]
 ATTEMPTS = 3            # a render killed by a signal (not Ctrl-C) is run up to this many times
 PR_SET_PDEATHSIG = 1
+RENDER_MEMORY = 1.5e9     # bytes one 1080p render may need at its peak (bench/README.md)
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,17 @@ class Executor(Protocol):
         the first that does not (the tasks not yet started are dropped)."""
 
     def close(self) -> None: ...
+
+
+def job_count() -> int:
+    """As many renders at once as there are cores, and memory for each."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    try:
+        pages = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        by_memory = max(1, int(pages // RENDER_MEMORY))
+    except (ValueError, OSError, AttributeError):
+        by_memory = cores
+    return max(1, min(cores, by_memory))
 
 
 def die_with_parent() -> None:

@@ -12,6 +12,7 @@ When it pays (measured in bench/run.py, docs/speed.md): a step job costs a Pytho
 start and the build up to its step, about 3 s; at 1080p60 and above a clip's steps take far
 longer to draw than that, at 480p15 and below hardly, so a clip is split from 720p30 up, when
 more than one core is free, and rendered whole otherwise (a voice, a still, a dry run: whole).
+STEP_JOBS=off renders every clip whole, STEP_JOBS=on splits at every quality.
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ import os
 import pickle
 import shutil
 import sys
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from scenes.kit.text import lang as language
@@ -30,7 +31,7 @@ from scenes.pipeline.jobs.job import RenderJob
 from scenes.pipeline.jobs.leftovers import mark, sweep, work_dir
 from scenes.pipeline.jobs.registry import scene as scene_class
 from scenes.pipeline.run import runner
-from scenes.pipeline.run.executor import Executor, LocalExecutor, Task
+from scenes.pipeline.run.executor import Executor, LocalExecutor, Task, job_count
 from scenes.pipeline.video.from_step import section_video
 from scenes.pipeline.video.join import remux
 
@@ -39,54 +40,82 @@ JOB_FILE = "job.pickle"
 
 
 def splits(job: RenderJob, cores: int) -> bool:
-    """Whether this render is split into step jobs (the rule above)."""
-    return (cores > 1 and job.format == "mp4" and not job.dry_run and job.step is None
-            and job.first_step is None and job.voice is None and job.quality in SPLIT_QUALITIES)
+    """Whether this render is split into step jobs (the rule above; STEP_JOBS in the
+    environment: "off" never splits, "on" at every quality: the benchmark's two sides)."""
+    forced = os.environ.get("STEP_JOBS", "")
+    return (forced != "off" and cores > 1 and job.format == "mp4" and not job.dry_run and job.step is None
+            and job.first_step is None and job.voice is None
+            and (forced == "on" or job.quality in SPLIT_QUALITIES))
 
 
 def render(job: RenderJob, jobs: int | None = None) -> list[Path]:
     """The CLI's render of one clip: split into step jobs where that pays, else one process."""
-    from scenes.pipeline.run.chapter import job_count
     cores = jobs or job_count()
     if not splits(job, cores):
         return runner.render(job)
     return render_split(job, LocalExecutor(cores))
 
 
-def planned_steps(job: RenderJob, work: Path) -> list[float]:
-    """Each step's planned seconds (the clip built without frames, in the job's language)."""
+@dataclass
+class Split:
+    """A clip being rendered as step jobs: its job, its private folder, each step's planned
+    seconds, its step tasks and the steps done so far."""
+    job: RenderJob
+    work: Path
+    seconds: list[float]
+    tasks: list[Task]
+    done: set[int] = field(default_factory=set)
+
+    def step_done(self, task: Task) -> bool:
+        """Note a step task done; whether it was the clip's last."""
+        self.done.add(int(task.args[1]))
+        return len(self.done) == len(self.seconds)
+
+
+def prepare(job: RenderJob) -> Split:
+    """The clip planned (its steps and their seconds, without frames) and its step tasks, the
+    longest first (so that the cores stay busy to the end)."""
+    job.out.mkdir(parents=True, exist_ok=True)
+    sweep(job.out)
+    work = work_dir(job.out, "steps", job.clip)
     before = language.current
     language.use(job.lang)
     try:
         planned = runner.plan(job.clip, dict(job.inputs), job.pace, work / "plan")
     finally:
         language.use(before)
-    return [end - start for start, end, _ in planned.captions]
-
-
-def step_tasks(job: RenderJob, work: Path, seconds: list[float]) -> list[Task]:
-    """One task per step, the longest first (so that the cores stay busy to the end)."""
+    seconds = [end - start for start, end, _ in planned.captions]
     (work / JOB_FILE).write_bytes(pickle.dumps(job))
     module = scene_class(job.clip).__module__
     order = sorted(range(1, len(seconds) + 1), key=lambda k: -seconds[k - 1])
-    return [Task(label=f"{job.name} step {k}", key=f"{job.name}-step-{k}", stamp=mark(),
-                 args=(str(work / JOB_FILE), str(k)), out=str(work), files=(), module=module,
-                 code="", lang=job.lang, entry="scenes.pipeline.run.steps") for k in order]
+    tasks = [Task(label=f"{job.name} step {k}", key=f"{job.name}-step-{k}", stamp=mark(),
+                  args=(str(work / JOB_FILE), str(k)), out=str(work), files=(), module=module,
+                  code="", lang=job.lang, entry="scenes.pipeline.run.steps") for k in order]
+    return Split(job, work, seconds, tasks)
+
+
+def finish(split: Split) -> list[Path]:
+    """The clip's files from its steps' (Ctrl-C held while they move), the private folder gone."""
+    try:
+        with signals_held():
+            return joined(split.job, split.work, len(split.seconds))
+    finally:
+        discard(split)
+
+
+def discard(split: Split) -> None:
+    shutil.rmtree(split.work, ignore_errors=True)
 
 
 def render_split(job: RenderJob, executor: Executor) -> list[Path]:
     """Render the clip's steps as tasks on `executor`, then join them into the clip's files."""
-    out = job.out
-    out.mkdir(parents=True, exist_ok=True)
-    sweep(out)
-    work = work_dir(out, "steps", job.clip)
+    split = prepare(job)
     try:
-        seconds = planned_steps(job, work)
-        executor.run(step_tasks(job, work, seconds), lambda task, result: None)
-        with signals_held():
-            return joined(job, work, len(seconds))
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+        executor.run(split.tasks, lambda task, result: None)
+    except BaseException:
+        discard(split)
+        raise
+    return finish(split)
 
 
 def joined(job: RenderJob, work: Path, steps: int) -> list[Path]:
@@ -105,7 +134,8 @@ def joined(job: RenderJob, work: Path, steps: int) -> list[Path]:
         os.replace(part, out / f"{name}.{suffix}")
         written.append(out / f"{name}.{suffix}")
     if job.sections:
-        written.append(sections_folder(out, name, videos, next(last.glob("*.sections/*.json")).name))
+        index = next(last.glob("*.sections/*.json")).name
+        written.append(sections_folder(out, name, videos, index))
         from scenes.pipeline.present.presenter import clip_steps, write_page
         spec = scene_class(job.clip).spec
         title = spec.heading()

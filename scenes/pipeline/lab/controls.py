@@ -4,7 +4,7 @@ turns a click on a still's manifest item into a new value of the option that ite
 
 Kinds: matrix (a grid of cells; rows and columns within `rows`/`cols`), vector (one row of
 cells, joined by `sep`), flag (a switch), range (a slider with its box: low, high, step),
-choice (one of `values`), tokens (words), text (anything else, as typed).
+choice (one of `values`), tokens (a row of words), text (anything else, as typed).
 
 Picks: an option declares the still's items it edits by their manifest label (a pattern with
 named groups): `row` (the item's row becomes the option's value), `text` (the item's drawn
@@ -33,7 +33,8 @@ def slider(low: float, high: float, step: float = 1) -> dict:
     return {"kind": "range", "low": low, "high": high, "step": step}
 
 
-FLAG, TOKENS, TEXT = {"kind": "flag"}, {"kind": "tokens"}, {"kind": "text"}
+FLAG, TEXT = {"kind": "flag"}, {"kind": "text"}
+TOKENS = {"kind": "tokens", "cols": [0, 8], "sep": " "}     # words, one cell each (none: the clip's own names)
 SHAPE = vector((3, 3), ",")
 
 CONTROLS: dict[str, dict[str, dict]] = {

@@ -26,6 +26,7 @@ from scenes.kit.text import lang as language
 from scenes.kit.text import style
 from scenes.kit.text.lang import FONTS
 from scenes.pipeline.present import pdf as deck_pdf
+from scenes.pipeline.present.explain import derivations
 from scenes.pipeline.present.pptx import play_on_entry
 from scenes.pipeline.present.decks import write as write_deck
 from scenes.pipeline.jobs.registry import specs
@@ -49,7 +50,8 @@ def sections_of(folder, lang="zh"):
     Manim's section index."""
     parts = []
     for clip, spec in specs().items():
-        steps = json.loads((folder / f"{clip}.numbers.json").read_text("utf-8"))["steps"]
+        manifest = json.loads((folder / f"{clip}.numbers.json").read_text("utf-8"))
+        steps = [dict(st, derivations=derivations(manifest, n)) for n, st in enumerate(manifest["steps"], 1)]
         index = json.loads((folder / f"{clip}.sections" / f"{clip}.json").read_text("utf-8"))
         videos = {s["name"]: folder / f"{clip}.sections" / s["video"] for s in index}
         parts.append((spec.section, spec.heading(lang),
@@ -58,12 +60,12 @@ def sections_of(folder, lang="zh"):
 
 
 def uncovered(steps):
-    """Characters of the captions and narration that neither embedded face can draw."""
+    """Characters of the captions, narration and derivations that neither embedded face can draw."""
     covered = set()
     for family in (style.FONT, FONTS["en"]):
         file, index = deck_pdf.face(family)
         covered |= set(TTFont(file, fontNumber=index, lazy=True).getBestCmap())
-    return sorted({c for st in steps for c in st["caption"] + st["narration"]
+    return sorted({c for st in steps for c in st["caption"] + st["narration"] + "".join(st.get("derivations", ()))
                    if not c.isspace() and ord(c) not in covered})
 
 
@@ -143,6 +145,26 @@ def test_the_handout_has_a_page_per_step_bookmarks_text_and_embedded_fonts(decks
     grid = PdfReader(str(decks / "chapter04.grid.pdf"))
     assert len(grid.pages) == sum(math.ceil(len(steps) / 4) for _, _, steps in parts)
     assert [m.title for m in grid.outline] == [f"{s} {t}" for s, t, _ in parts]
+
+
+def missing_derivations(pdf, steps):
+    """The derivations (as drawn) that the step's page of the handout does not list."""
+    text = subprocess.run(["pdftotext", "-raw", str(pdf), "-"], capture_output=True,
+                          text=True, check=True, timeout=60).stdout.split("\f")
+    return [d for page, step in zip(text, steps) for d in step["derivations"]
+            if "".join(d.split()) not in "".join(page.split())]
+
+
+def test_each_step_page_lists_the_derivations_it_makes(decks, tmp_path, monkeypatch):
+    steps = [st for _, _, part in sections_of(decks) for st in part]
+    assert sum(len(st["derivations"]) for st in steps) >= 8
+    assert missing_derivations(decks / "chapter04.pdf", steps) == []
+    deck = deck_pdf.deck_of(decks, "zh", "weighted-average")                  # planted: a handout without them
+    bare = replace(deck, sections=tuple(replace(s, steps=tuple(replace(st, derivations=()) for st in s.steps))
+                                        for s in deck.sections))
+    monkeypatch.setattr(deck_pdf, "deck_of", lambda *args: bare)
+    mine = [st for section, _, part in sections_of(decks) if section == "4.1" for st in part]
+    assert missing_derivations(deck_pdf.write_pdf(tmp_path, "zh", "weighted-average"), mine) != []
 
 
 def test_poppler_reads_every_caption_and_narration_and_rasterises_a_page(decks, tmp_path):

@@ -216,22 +216,35 @@ def scheduler_address(ctx: click.Context, param: click.Parameter, value: str | N
                    "this checkout and the --out folder)")
 @click.option("--workers", type=click.IntRange(1, 64), default=None,
               help="render on a dask LocalCluster of N worker processes on this machine")
+@click.option("--course", default=None, metavar="FILE",
+              help="a course file (TOML): your inputs per clip, and the chapter's tokens, language and pace "
+                   "(assets/courses/ holds an example)")
 @click.pass_context
 def chapter(ctx: click.Context, quality: tuple[str, ...], out: str, sections: bool, one_file: bool,
-            deck: tuple[str, ...], scheduler: str | None, workers: int | None, pace: str, voice: str | None,
-            lang: tuple[str, ...]) -> None:
+            deck: tuple[str, ...], scheduler: str | None, workers: int | None, course: str | None, pace: str,
+            voice: str | None, lang: tuple[str, ...]) -> None:
     """Every clip with the book's inputs, joined in book order into chapter04.mp4, with the
     presenter page chapter04.html beside it; with several languages or qualities, every
     variant as one set of jobs (renders already made are reused)."""
     from scenes.pipeline.run.chapter import render_variants, variants
     from scenes.pipeline.jobs.inputs import InputError
+    from scenes.pipeline.jobs.course import CourseError, read_course
+    try:
+        edition = read_course(course) if course else None
+    except CourseError as err:       # every problem at once, one line each
+        click.echo("\n".join(f"Error: {line}" for line in err.lines), err=True)
+        sys.exit(2)
+    if edition and ctx.get_parameter_source("lang") == click.core.ParameterSource.DEFAULT and edition.lang:
+        lang = (edition.lang,)
+    if edition and ctx.get_parameter_source("pace") == click.core.ParameterSource.DEFAULT and edition.pace:
+        pace = edition.pace
     if scheduler and workers:
         raise click.UsageError("--workers and --scheduler: give one (--workers N starts N workers here; "
                                "--scheduler uses a cluster already running)", ctx)
     executor = connect(scheduler, workers)
     try:
         for path in render_variants(list(lang), list(quality), out, sections or bool(deck), pace=pace,
-                                    voice=voice, one_file=one_file, executor=executor):
+                                    voice=voice, one_file=one_file, executor=executor, course=edition):
             click.echo(str(path))
     except InputError as err:
         fail(err, 2)

@@ -101,10 +101,11 @@ def code_hash(module: str) -> str:
 
 
 def stamp_of(clip: str, quality: str, sections: bool, pace: str = "normal", voice: str | None = None,
-             lang: str = language.SOURCE) -> str:
-    """A chapter clip's stamp: the book's inputs rendered at `quality` in `lang`."""
+             lang: str = language.SOURCE, raw: dict | None = None) -> str:
+    """A chapter clip's stamp: the book's inputs (or a course's `raw` inputs) rendered at
+    `quality` in `lang`."""
     from scenes.pipeline.jobs.registry import scene
-    inputs = manifest_inputs(check(clip, raw_inputs(clip)))
+    inputs = manifest_inputs(check(clip, raw if raw is not None else raw_inputs(clip)))
     code = code_hash(scene(clip).__module__)
     text = json.dumps([clip, quality, sections, inputs, code, pace, voice_hash(clip, voice), lang,
                        catalogue_hash(lang)], sort_keys=True)

@@ -22,6 +22,7 @@ from scenes.pipeline.run.executor import (  # noqa: F401  (job_count: re-exporte
     Executor, LocalExecutor, Result, Task, TaskFailed, job_count,
 )
 from scenes.pipeline.run import steps
+from scenes.pipeline.jobs.course import Course
 from scenes.pipeline.jobs.files import stem, write_atomic
 from scenes.pipeline.jobs.inputs import InputError
 from scenes.pipeline.video.join import NAME, duration, join  # noqa: F401  (duration: used by the tests)
@@ -47,18 +48,22 @@ def variants(out: Path, langs: list[str], qualities: list[str]) -> list[Variant]
 
 
 def tasks_for(out: Path, quality: str, sections: bool, pace: str = "normal", voice: str | None = None,
-              lang: str = language.SOURCE, clips: dict[str, Clip] | None = None) -> list[Task]:
-    """The renders of one variant that are out of date."""
+              lang: str = language.SOURCE, clips: dict[str, Clip] | None = None,
+              course: Course | None = None) -> list[Task]:
+    """The renders of one variant that are out of date (a course's clips with its inputs, read
+    from a preset file it writes in OUT/.course/)."""
     tasks, folder = [], str(Path(out).resolve())
     common = ("--quality", quality, "--out", folder, "--lang", lang)
     spoken = ("--pace", pace) + (("--voice", voice) if voice else ())
     catalogue = catalogue_hash(lang)
     for clip, spec in (clips or specs()).items():
         name = stem(clip, lang)
-        module, stamp = scene(clip).__module__, stamp_of(clip, quality, sections, pace, voice, lang)
+        raw = course.raw.get(clip) if course else None
+        module, stamp = scene(clip).__module__, stamp_of(clip, quality, sections, pace, voice, lang, raw)
         files: tuple[str, ...] = (f"{name}.mp4", f"{name}.srt", f"{name}.numbers.json")
         if not fresh(out, name, stamp, list(files)):
-            args = (clip, *common, *spoken) + (("--sections",) if sections else ())
+            given = ("--preset-file", str(course.preset_file(clip, Path(folder) / ".course"))) if course and raw else ()
+            args = (clip, *common, *spoken, *given) + (("--sections",) if sections else ())
             tasks.append(Task(name, name, stamp, args, folder, files, module, code_hash(module) + catalogue, lang))
         module, stamp = "scenes.pipeline.video.title_card", title_stamp(spec, quality, lang)
         files = (f".titles/{name}.mp4",)
@@ -70,7 +75,8 @@ def tasks_for(out: Path, quality: str, sections: bool, pace: str = "normal", voi
 
 
 def as_step_jobs(tasks: list[Task], sections: bool, pace: str, voice: str | None, cores: int,
-                 split: bool | None = None) -> tuple[list[Task], dict[str, tuple[Task, steps.Split]]]:
+                 split: bool | None = None, course: Course | None = None,
+                 ) -> tuple[list[Task], dict[str, tuple[Task, steps.Split]]]:
     """Each clip render that pays to split (steps.splits; `split` forces it either way) replaced
     by its step jobs; the list ordered longest first, so that the cores stay busy to the end.
     Returns the tasks and, for each step task's key, the clip render it is part of."""
@@ -83,7 +89,8 @@ def as_step_jobs(tasks: list[Task], sections: bool, pace: str, voice: str | None
             out.append((0.0, task))
             continue
         clip, options = task.args[0], dict(zip(task.args[1::2], task.args[2::2]))
-        job = RenderJob(clip=clip, inputs=check(clip, raw_inputs(clip)), quality=options["--quality"],
+        inputs = course.checked[clip] if course and clip in course.checked else check(clip, raw_inputs(clip))
+        job = RenderJob(clip=clip, inputs=inputs, quality=options["--quality"],
                         out=Path(task.out), sections=sections, pace=pace, voice=voice, lang=task.lang)
         if not (steps.splits(job, cores) if split is None else split and job.voice is None):
             out.append((float("inf"), task))
@@ -159,16 +166,19 @@ def progress(start: float, done: int, total: int, shown: str) -> str:
 def render_chapter(quality: str = "high", out: str | Path = "media", sections: bool = True,
                    jobs: int | None = None, pace: str = "normal", voice: str | None = None,
                    one_file: bool = False, lang: str = language.SOURCE, executor: Executor | None = None,
-                   clips: list[str] | None = None, split: bool | None = None) -> list[Path]:
+                   clips: list[str] | None = None, split: bool | None = None,
+                   course: Course | None = None) -> list[Path]:
     """Render what is out of date, join the chapter; with sections (the default) also the
     presenter page chapter04.html, each title card a step of its own."""
-    return render_variants([lang], [quality], out, sections, jobs, pace, voice, one_file, executor, clips, split)
+    return render_variants([lang], [quality], out, sections, jobs, pace, voice, one_file, executor, clips, split,
+                           course)
 
 
 def render_variants(langs: list[str], qualities: list[str], out: str | Path = "media", sections: bool = True,
                     jobs: int | None = None, pace: str = "normal", voice: str | None = None,
                     one_file: bool = False, executor: Executor | None = None,
-                    clips: list[str] | None = None, split: bool | None = None) -> list[Path]:
+                    clips: list[str] | None = None, split: bool | None = None,
+                    course: Course | None = None) -> list[Path]:
     """Every variant (language x quality) of the chapter: one list of jobs over all of them
     (on `executor`, default processes here; a clip as its step jobs where that pays, or as
     `split` says), then each variant joined. `clips`: only these (the tests' small chapters)."""
@@ -180,10 +190,10 @@ def render_variants(langs: list[str], qualities: list[str], out: str | Path = "m
     todo = variants(out, langs, qualities)
     for variant in todo:
         variant.out.mkdir(parents=True, exist_ok=True)
-    tasks = [t for v in todo for t in tasks_for(v.out, v.quality, sections, pace, voice, v.lang, chosen)]
+    tasks = [t for v in todo for t in tasks_for(v.out, v.quality, sections, pace, voice, v.lang, chosen, course)]
     cores = jobs or job_count()
     local = executor or LocalExecutor(cores)
-    tasks, owners = as_step_jobs(tasks, sections, pace, voice, 2 if executor else cores, split)
+    tasks, owners = as_step_jobs(tasks, sections, pace, voice, 2 if executor else cores, split, course)
     try:
         run_all(tasks, local, owners)
     finally:

@@ -1,0 +1,64 @@
+"""A lecturer's own edition: `render.py chapter --course FILE` renders every clip the course
+names with its inputs (checked by each clip's own rules first), and a course with mistakes is
+refused with every mistake at once, one line each, exit 2, nothing written."""
+import json
+
+from conftest import ROOT, run_cli
+from scenes.pipeline.jobs.course import read_course
+from scenes.pipeline.jobs.inputs import manifest_inputs
+from scenes.pipeline.jobs.stamps import stamp_of
+from scenes.pipeline.run.chapter import render_chapter
+
+EXAMPLE = ROOT / "assets" / "courses" / "zh-sentence.toml"
+
+
+def test_the_example_course_names_every_clip_with_inputs_the_rules_accept():
+    course = read_course(EXAMPLE)
+    from scenes.pipeline.jobs.registry import specs
+    assert set(course.checked) == set(specs())
+    assert course.raw["causal-mask"]["tokens"] == "我 喜欢 学习 注意力"          # the chapter's tokens
+    assert course.raw["weighted-average"]["x"] == "0.9 0.1 0.3; 0.2 0.8 0.5; 0.4 0.6 0.7; 0.7 0.3 0.9"
+
+
+def test_a_course_clip_is_a_render_of_its_own_stamp():
+    course = read_course(EXAMPLE)
+    book = stamp_of("dropout", "tiny", True)
+    assert stamp_of("dropout", "tiny", True, raw=course.raw["dropout"]) != book
+
+
+def test_three_mistakes_in_three_clips_are_three_lines_and_nothing_is_written(tmp_path):
+    course = tmp_path / "course.toml"
+    course.write_text('[weighted-average]\nquery = 9\n\n[dropout]\np = 2\n\n[multihead]\nheads = "five"\n'
+                      '\n[causal-mask]\ntrack = 1\n', "utf-8")
+    done = run_cli("chapter", "--course", str(course), "--quality", "tiny", "--out", str(tmp_path / "out"))
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert len(lines) == 3, lines
+    assert [line.split("] ")[0].split("[")[1] for line in lines] == ["weighted-average", "dropout", "multihead"]
+    assert all(line.startswith(f"Error: {course}: [") for line in lines)
+    assert [line.split("] ")[1].split()[0] for line in lines] == ["query", "p", "heads"]
+    assert not (tmp_path / "out").exists()
+
+
+def test_unknown_clips_options_and_values_are_named(tmp_path):
+    course = tmp_path / "c.toml"
+    course.write_text('pace = "glacial"\n[no-such-clip]\nx = 1\n[dropout]\nweight = "0.1"\n', "utf-8")
+    done = run_cli("chapter", "--course", str(course), "--out", str(tmp_path / "out"))
+    assert done.returncode == 2
+    said = done.stderr
+    assert "pace: one of" in said and "[no-such-clip]: no such clip" in said and "[dropout] weight" in said
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_example_course_renders_as_a_chapter_with_its_inputs(tmp_path):
+    """Two clips of the course (the tiny chapter already renders the book's): each clip's manifest
+    carries the course's inputs, and the chapter and its page are there."""
+    course = read_course(EXAMPLE)
+    clips = ["weighted-average", "dropout"]
+    render_chapter("tiny", tmp_path, clips=clips, course=course)
+    for clip in clips:
+        drawn = json.loads((tmp_path / f"{clip}.numbers.json").read_text("utf-8"))["inputs"]
+        assert drawn == json.loads(json.dumps(manifest_inputs(course.checked[clip]))), clip
+    tokens = json.loads((tmp_path / "weighted-average.numbers.json").read_text("utf-8"))
+    assert "注意力" in json.dumps(tokens["layout"], ensure_ascii=False)
+    assert (tmp_path / "chapter04.mp4").exists() and (tmp_path / "chapter04.html").exists()

@@ -249,31 +249,19 @@ def main():
         dry.write(Path(args.out), found, {"date": datetime.date.today().isoformat(), "machine": machine(),
                                           "repeats": args.repeats, "against": args.against})
         return
-    if args.only == "split":
+    if args.only in ("split", "holds"):
+        measure = split_before_after if args.only == "split" else holds_before_after
         try:
-            found = split_before_after(args.split.split(","), args.quality, args.repeats, scratch)
+            found = measure(getattr(args, args.only).split(","), args.quality, args.repeats, scratch)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
         path = Path(args.out)
         results = json.loads(path.read_text()) if path.exists() else {}
-        results.setdefault("split", {})[args.quality] = {
+        results.setdefault(args.only, {})[args.quality] = {
             "date": datetime.date.today().isoformat(), "machine": machine(), "repeats": args.repeats,
             "clips": found}
         path.write_text(json.dumps(results, indent=1) + "\n")
-        print(json.dumps(results["split"][args.quality], indent=1))
-        return
-    if args.only == "holds":
-        try:
-            held = holds_before_after(args.holds.split(","), args.quality, args.repeats, scratch)
-        finally:
-            shutil.rmtree(scratch, ignore_errors=True)
-        path = Path(args.out)
-        results = json.loads(path.read_text()) if path.exists() else {}
-        results.setdefault("holds", {})[args.quality] = {
-            "date": datetime.date.today().isoformat(), "machine": machine(), "repeats": args.repeats,
-            "clips": held}
-        path.write_text(json.dumps(results, indent=1) + "\n")
-        print(json.dumps(results["holds"][args.quality], indent=1))
+        print(json.dumps(results[args.only][args.quality], indent=1))
         return
     results = {"date": datetime.date.today().isoformat(), "machine": machine(),
                "repeats": args.repeats, "render": {}, "encode_floor": {}, "naive": {}}

@@ -131,8 +131,7 @@ class ScoreGrid(ClipScene):
         options = [whole, with_x, each, halves]
         area = Area(WIDTH, top=rule.get_bottom()[1] - 0.15)
         turn(self, plan(book, options, area, [MIN_SCALE] * len(options)), area,
-             lambda m: show_product(self, m), keep=[rule], first=lambda: self.play(Appear(rule)),
-             clear_time=0.4)
+             lambda m: show_product(self, m), keep=[rule], first=lambda: self.play(Appear(rule)))
 
     def given_directly(self):
         book, tokens = self.book, self.inputs["tokens"]
@@ -145,7 +144,7 @@ class ScoreGrid(ClipScene):
                     for n, run in enumerate(runs)]
                    for runs in splits(grids, WIDTH, 5.9, 0.6, MIN_SCALE)]
         turn(self, plan(book, options, AREA, [MIN_SCALE] * len(options)), AREA,
-             lambda m: self.play(Appear(m), run_time=0.6), clear_time=0.4)
+             lambda m: self.play(Appear(m), run_time=0.6))
 
     # -- steps 2 and 3: QK^T and its scaled form as heat grids
     def score_heat(self, name, values, low_high):
@@ -182,7 +181,7 @@ class ScoreGrid(ClipScene):
         options = variants(lambda cols, shown: [Page(caption, lambda s: board(cols, shown, s))],
                            labels, parts)
         pages = plan(book, options, AREA, needs(options, FULL_SCALE, MIN_SCALE, last=4))
-        turn(self, pages, AREA, lambda m: None, clear_time=0.4)
+        turn(self, pages, AREA, lambda m: None)
         _, shown = picked(options, pages, labels, parts)
         if head in shown:
             self.play(Write(head))
@@ -222,7 +221,7 @@ class ScoreGrid(ClipScene):
             return beside_or_apart(caption_one, [caption, then], blocks, most=[1.3])[apart]
         options = variants(pages, (False, True), labels, optional(band))
         turn(self, plan(book, options, AREA, needs(options, FULL_SCALE, MIN_SCALE)), AREA,
-             lambda m: self.show_scaling(m, left, made, band), clear_time=0.4,
+             lambda m: self.show_scaling(m, left, made, band),
              first=lambda: retitle(self, "section.scaling", self.section_scaling, self.title_scaling))
 
     def show_scaling(self, mob, left, made, band):
@@ -262,7 +261,7 @@ class ScoreGrid(ClipScene):
             return VGroup(VGroup(query, VGroup(bars, table), line).arrange(DOWN, buff=0.3 * s))
         options = variants(lambda cols: [Page(caption, lambda s: board(cols, s))], self.columns(grids[0]))
         pages = plan(book, options, AREA, needs(options, FULL_SCALE, MIN_SCALE))
-        turn(self, pages, AREA, lambda m: None, clear_time=0.4)
+        turn(self, pages, AREA, lambda m: None)
         self.play(Appear(query), Appear(grids[0]), Appear(grids[1]))
         self.play(Appear(grids[2]), Appear(grids[3]))
         self.play(LaggedStart(*[FadeIn(b, shift=UP * 0.2) for b in bars], lag_ratio=0.08))

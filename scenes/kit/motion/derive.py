@@ -90,6 +90,8 @@ def room(scene: Any, page: Mobject, made: Sequence[Derivation], band: Band | Non
     """Where the derivations `made` are drawn: the page's band (readable: only while the placed
     page keeps its numbers READABLE_H tall), else a strip between the page and the caption line,
     else nowhere (each derivation skipped, its record saying so)."""
+    if hasattr(scene, "toward"):         # the page the step's first plays build
+        scene.toward(page)
     if band is not None and readable and needed(scene.book, page) > 1.0:
         band = None
     found = band if band is not None else strip(scene, page, made)

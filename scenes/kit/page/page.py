@@ -21,7 +21,7 @@ import numpy as np
 from manim import Mobject, VGroup
 
 from scenes.kit.text import style
-from scenes.kit.draw.anim import Appear, Vanish
+from scenes.kit.draw.anim import Appear
 from scenes.kit.text.numbers import NumberBook, Shown
 
 Way = Callable[[], object]      # places the parts of a group (beside, stacked, …)
@@ -178,20 +178,20 @@ def plan(book: NumberBook, options: Sequence[Sequence[Page]], area: Area,
 
 
 def turn(scene: Any, pages: Sequence[Page], area: Area, show: Callable | None = None,
-         keep: Sequence[Mobject] = (), first: Callable | None = None, clear_time: float = 0.5) -> None:
-    """Give each page its step: caption and narration, a cleared board, its blocks placed,
-    then its reveal (or each piece shown)."""
+         keep: Sequence[Mobject] = (), first: Callable | None = None) -> None:
+    """Give each page its step: caption and narration, its blocks placed, then its reveal (or
+    each piece shown); the board before gives way to the page's first play (scene.leave: the
+    items on both move, the rest fades while the new comes, the caption changes with them)."""
     for n, page in enumerate(pages):
         template, slots, named = page.caption
         scene.step(template, *slots, **named)
         for template, slots, named in (page.say or getattr(page.caption, "narration", ())):
             scene.narrate(template, *slots, **named)
-        gone = [m for m in scene.mobjects if m not in (scene.title_mob, scene._caption, *keep)]
-        if gone:
-            scene.play(*[Vanish(m) for m in gone], run_time=clear_time)
+        scene.leave([m for m in scene.mobjects if m not in (scene.title_mob, scene._caption, *keep)])
+        group = _placed(page, area)
+        scene.toward(group)
         if n == 0 and first is not None:
             first()
-        group = _placed(page, area)
         if page.reveal is None:
             for m in group.submobjects:
                 (show or (lambda mob: scene.play(Appear(mob))))(m)

@@ -17,6 +17,7 @@ from scenes.kit.text import bounds, lang, style  # noqa: F401  (bounds: faster b
 from scenes.kit.draw.anim import Appear, Vanish
 from scenes.kit.text.layout import caption_text, snapshot
 from scenes.kit.text.numbers import NumberBook, Shown
+from scenes.kit.scene.carried import Continuity, mark_carried
 from scenes.kit.scene.clip import Clip
 
 
@@ -33,7 +34,7 @@ def reaches(mob: Any, removing: set) -> bool:
     return False
 
 
-class ClipScene(Scene):
+class ClipScene(Continuity, Scene):
     spec: Clip               # declared by each clip (name, section, title, rules, defaults, options)
     capture_frames = False   # tests set it: keep each step's last frame in self.frames
 
@@ -60,6 +61,7 @@ class ClipScene(Scene):
         self.frames: list[Any] = []
         self.narration: dict[int, str] = {}      # step -> what the lecturer says (script.md, voice)
         self._caption = None
+        self.continuity()
         self.result = self.compute()
         self.book.sources = self.provenance()
         self.show_title()
@@ -93,12 +95,11 @@ class ClipScene(Scene):
         text = self.book.compose(template, *slots, **named)
         new = caption_text(self.book, text)
         if self._caption is None:
-            self.play(Appear(new), run_time=0.4)
+            self._pending = [Appear(new, run_time=0.4)]
         elif self.fast:                     # no frames in between: swap, skip morphing the glyphs
-            self.remove(self._caption)
-            self.play(Appear(new), run_time=0.4)
-        else:
-            self.play(Transform(self._caption, new), run_time=0.4)
+            self._pending = [Vanish(self._caption, run_time=0.4), Appear(new, run_time=0.4)]
+        else:                               # changes with the picture: the next play
+            self._pending = [Transform(self._caption, new, run_time=0.4)]
             self.book.meta[id(self._caption)] = self.book.meta[id(new)]
             new = self._caption
         self._caption = new
@@ -119,8 +120,10 @@ class ClipScene(Scene):
         """End the current step: record its layout, then hold it long enough to be read
         (and heard: its recording, if any), never less than the lecturer's pause."""
         if self.captions and self.captions[-1][1] is None:
+            self._transition()
+            self.settle()
             n = len(self.captions)
-            self.layout.append(snapshot(self, self.book, n))
+            self.layout.append(mark_carried(self, snapshot(self, self.book, n)))
             start, _, caption = self.captions[-1]
             new = sum(1 for r in self.book.records if r["step"] == n)
             needed = style.reading_seconds(caption, new, self.pace)
@@ -136,26 +139,35 @@ class ClipScene(Scene):
         """Call at the end of construct: the last step's pause and subtitle end."""
         self._close_step()
 
-    def clear_stage(self, run_time: float = 0.5) -> None:
-        """Fade out everything but the title and caption."""
-        keep = {id(self.title_mob), id(self._caption)}
-        gone = [m for m in self.mobjects if id(m) not in keep]
-        if gone:
-            self.play(*[Vanish(m) for m in gone], run_time=run_time)
+    def clear_stage(self, keep: Any = ()) -> None:
+        """The board gives way to the next picture (all but the title, caption and `keep`): it
+        fades while the next play brings the new one, items on both moving to their new places."""
+        self.leave([m for m in self.mobjects if m not in (self.title_mob, self._caption, *keep)])
 
-    # -- fast path: the scene's end states without interpolating any frame
     def play(self, *args: Any, run_time: float | None = None, **kwargs: Any) -> None:
+        if self._pending or self._leaving:
+            return self._transition(list(args), run_time, **kwargs)
+        if self._standing:
+            return self._transition(list(args), run_time, **kwargs)
         if not self.fast:
             if run_time is not None:
                 kwargs["run_time"] = run_time
             return super().play(*args, **kwargs)
-        anims = [prepare_animation(a) for a in args]
+        self._play_now([prepare_animation(a) for a in args], run_time)
+
+    def _play_now(self, anims: list, run_time: float | None = None) -> None:
+        """Prepared animations, each at its own run time (or `run_time`)."""
+        if not self.fast:
+            return super().play(*anims, **({} if run_time is None else {"run_time": run_time}))
+        # fast path: the scene's end states without interpolating any frame
         for anim in anims:
             self._finish_now(anim)
         self.renderer.num_plays += 1
         self.renderer.time += run_time if run_time is not None else max(a.run_time for a in anims)
 
     def wait(self, duration: float = 1.0, **kwargs: Any) -> None:
+        if self._pending or self._leaving:
+            self._transition()
         if not self.fast:
             return super().wait(duration, **kwargs)
         self.renderer.time += duration

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -132,8 +132,10 @@ def numbers(clip: str, result: Any) -> list[tuple[str, Any]]:
     return out[:MOST_NUMBERS]
 
 
-def picks(clip: str, items: list[dict], given: dict, checked: dict) -> list[dict]:
-    """The still's hit areas: each manifest item an option declares, with the value a click gives."""
+def picks(clip: str, items: list[dict], given: dict, checked: dict,
+          same: Callable[[str, str], bool] | None = None) -> list[dict]:
+    """The still's hit areas: each manifest item an option declares, with the value a click gives;
+    `same(option, value)`: whether that value is what the option holds now (by the clip's rules)."""
     out = []
     for option, rules in PICKS.get(clip, {}).items():
         key = option.replace("-", "_")
@@ -146,8 +148,9 @@ def picks(clip: str, items: list[dict], given: dict, checked: dict) -> list[dict
                     continue
                 value = picked(action, m, item, checked.get(key))
                 if value is not None:
+                    current = same(key, value) if same else str(checked.get(key)) == value
                     out.append({"box": item.get("cell") or item["box"], "option": key, "value": value,
-                                "label": item["label"], "current": str(checked.get(key)) == value})
+                                "label": item["label"], "current": current})
                 break
     return out
 

@@ -9,7 +9,7 @@ import re
 import shlex
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, Callable
 
 from scenes.kit.text.lang import LANGS, SOURCE, tr, words
 from scenes.kit.text.style import format_number, manifest_value
@@ -221,6 +221,17 @@ def preset_fields(data: Any, clip: str) -> dict:
     return {k: field_text(v) for k, v in raw.items()}
 
 
+def holds(ask: Ask) -> Callable[[str, str], bool]:
+    """Whether giving `option` the text `value` leaves the checked inputs as they are ("e2" is 2)."""
+    def same(option: str, value: str) -> bool:
+        try:
+            after = manifest_inputs(check(ask.clip, raw_inputs(ask.clip, None, dict(ask.given, **{option: value}))))
+        except InputError:
+            return False
+        return bool(after.get(option) == ask.inputs.get(option))
+    return same
+
+
 def still_view(store: Store, key: str, step: int, ask: Ask | None = None) -> dict:
     """The still's address and the numbers it draws: the manifest's layout at the end of the step,
     with the hit areas a click on the still edits (controls.PICKS, in frame units)."""
@@ -231,7 +242,7 @@ def still_view(store: Store, key: str, step: int, ask: Ask | None = None) -> dic
     numbers = [{"label": i["label"], "text": i["text"], "value": records.get(i["label"], {}).get("value")}
                for i in shown if i["kind"] == "number"]
     steps = [s["caption"] for s in manifest["steps"]]
-    picks = controls.picks(ask.clip, shown, ask.given, ask.checked) if ask else []
+    picks = controls.picks(ask.clip, shown, ask.given, ask.checked, holds(ask)) if ask else []
     return {"key": key, "png": f"/files/{key}/png", "numbers": numbers, "steps": steps, "step": step,
             "caption": steps[step - 1] if len(steps) >= step else "", "picks": picks,
             "frame": manifest.get("frame", {"width": 14.222222222222221, "height": 8.0})}

@@ -1,7 +1,9 @@
 """The suite proves its own strength: each test plants a bug of the kind a scene could really
-have — a number off its cell, an axis reversed, a frame on the neighbour, a precision drop on
-large inputs, a number typed past the book, a translation with its slots swapped — and shows
-that the suite's checks name it. (The animated path that ends short: tests/pipeline/test_video.py.)"""
+have — a number off its cell, an axis reversed, a frame on the neighbour, a cell drawn invisible,
+the neighbour of the tracked element painted its yellow, a query named in the key's colour, a
+masked cell's red on its neighbour, a precision drop on large inputs, a number typed past the
+book, a translation with its slots swapped — and shows that the suite's checks name it. (The
+animated path that ends short, and a colour changed at the same brightness: tests/pipeline/test_video.py.)"""
 import pytest
 from manim import RIGHT, DecimalNumber, ImageMobject, SVGMobject, Text
 import numpy as np
@@ -40,6 +42,7 @@ def named(problems, words):
 
 def test_the_checks_pass_on_the_planted_clips_unchanged():
     assert problems_of("causal-mask", inputs_for("causal-mask", **BIG)) == []
+    assert problems_of("multihead", inputs_for("multihead")) == []
 
 
 # -- place
@@ -95,6 +98,48 @@ def test_a_mask_one_diagonal_off_is_named(monkeypatch):
     monkeypatch.setattr(causal_mask, "grid", grid)
     problems = problems_of("causal-mask", inputs_for("causal-mask"))
     named(problems, "carries a hidden mark the oracle does not give it")
+
+
+# -- colour and every cell
+def test_a_grid_entry_drawn_at_opacity_zero_is_named(monkeypatch):
+    """The first entry of every grid is drawn invisible: the layout keeps only what is visible, so
+    the grid's record (its rows and columns) names the empty cell."""
+    after_grid(monkeypatch, lambda grid: grid.entries[0][0].set_opacity(0))
+    named(problems_of("causal-mask", inputs_for("causal-mask", **BIG)), "shows no entry in 1 cell(s): row 0 col 0")
+
+
+def test_the_neighbour_of_the_tracked_element_painted_yellow_is_named(monkeypatch):
+    """The tracked id keeps its yellow and its double frame; the id after it is yellow too."""
+    from scenes.kit.page.tensors import TensorView
+    original = TensorView.__init__
+
+    def init(self, book, name, ids, track=None, *args, **kwargs):
+        original(self, book, name, ids, track, *args, **kwargs)
+        if track is not None:
+            self.texts[(track + 1) % len(self.texts)].set_color(style.TRACK)
+    monkeypatch.setattr(TensorView, "__init__", init)
+    hits = named(problems_of("multihead", inputs_for("multihead")), "'e3' is drawn in track, the oracle says text")
+    assert len(hits) == 5           # once at each of the five layouts
+
+
+def test_a_query_label_in_the_keys_colour_is_named(monkeypatch):
+    original = grids.MatrixGrid.__init__
+
+    def init(self, *args, row_color=style.TEXT, **kwargs):
+        original(self, *args, row_color=style.KEY if row_color == style.QUERY else row_color, **kwargs)
+    monkeypatch.setattr(grids.MatrixGrid, "__init__", init)
+    named(problems_of("causal-mask", inputs_for("causal-mask", **BIG)), "is drawn in key, the oracle says query")
+
+
+def test_a_masked_cells_red_on_its_neighbour_is_named(monkeypatch):
+    """Each −∞ cell's red fill is drawn on the cell before it (its own frame stays red)."""
+    def moved(grid):
+        for i, j in zip(*np.nonzero(np.isneginf(grid.values))):
+            if j > 0 and not np.isneginf(grid.values[i, j - 1]):
+                grid.boxes[i][j].set_fill(opacity=0)
+                grid.boxes[i][j - 1].set_fill(style.MASK, opacity=0.9)
+    after_grid(monkeypatch, moved)
+    named(problems_of("causal-mask", inputs_for("causal-mask", **BIG)), "its cell is drawn in the mask colour")
 
 
 # -- precision
@@ -165,6 +210,20 @@ def test_an_image_or_svg_of_unknown_content_fails_the_build(monkeypatch, tmp_pat
     monkeypatch.setattr(Multihead, "show", show)
     with pytest.raises(TypedNumberError):
         build("multihead")
+
+
+def test_a_translation_with_two_places_swapped_and_no_equals_sign_is_named():
+    """4.7's wrong merge in English with its two places swapped: every slot keeps its name, there
+    is no "SYMBOL = {}" to hold it, and the sentence now says the tracked id moves from its wrong
+    place to its correct one."""
+    from scenes.kit.text import lang
+    from support.meaning import meaning_problems, swapped
+    source = "错误合并：不换回就 reshape，{track} 从正确的 {merged} 错到 {wrong}。"
+    said = lang.catalogue("en")[source]
+    assert "=" not in said and meaning_problems(source, said) == []
+    planted = swapped(said, "merged", "wrong")
+    assert "correct {wrong} to {merged}" in planted
+    named(meaning_problems(source, planted), "are tied to no word of theirs")
 
 
 def test_the_book_refuses_texts_it_did_not_make():

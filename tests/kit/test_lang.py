@@ -52,12 +52,61 @@ def english_texts(built):
     yield from built.scene.narration.values()
 
 
+# What the lecturer says in English, one step of each clip's default, written here from the
+# chapter (its numbers worked by hand: 4.4's output moves by 10.3876 once the mask is off; mask 101 keeps
+# 0.2 · 2 = 0.4 and sums to 1.4; e2 lands at [0, 1, 2]; 4·768² + 768 = 2,360,064).
+NARRATION = {
+    "weighted-average": (5, "Multiply each input vector by its own weight, add these vectors up, and we get z1. "
+                            "It blends the information of the input vectors by weight into a new representation of "
+                            "the query position; attention does not just pick out one of the vectors. In the plane, "
+                            "the weighted arrows are laid tip to tail, and they end at z1. The first component of "
+                            "z1, 0.5777, is each weight times the first component of its vector, all added up."),
+    "score-grid": (4, "Take the row of query journey and compare the softmax before and after scaling. Unscaled, "
+                      "the scores are further apart and more weight lands on the high-scoring keys: the largest "
+                      "weight is 0.2507. Scaled, it is 0.2264, a flatter distribution. When scores differ too much, "
+                      "the weight piles onto a few positions and some gradients become small."),
+    "causal-mask": (5, "Once the mask is written, how do we make sure the model doesn't peek at the future? We "
+                       "change only the last row of K and V, row 2, adding 10 to each. With the mask, q1 cannot see "
+                       "row 2: its weight there is exactly zero, and the output does not move at all. Switch the "
+                       "mask off and it sees this row, and its output changes by 10.3876: a change in the future "
+                       "has reached the past."),
+    "future-check": (1, "This is the chapter's acceptance test. The batch size is 2, each sequence is 6 positions "
+                        "long, and the embedding dimension is 12. On the left, each row is one position, and each "
+                        "cell's colour is the value of one feature. Every position before position 4 stays as it "
+                        "is; to the remaining 2 we add δ times u, a standard normal sample. The column on the right "
+                        "shows how much each position was changed. If the causal mask is right, changes later in "
+                        "the sequence must not affect any earlier output."),
+    "dropout": (2, "Each bit of a mask stands for one position: 1 keeps it, 0 drops it. I picked these masks by "
+                   "hand; they are not random samples. Kept entries are multiplied by 2, and on the right are each "
+                   "row's sum and the mask's probability. The row sum changes from mask to mask, and drifting away "
+                   "from 1 doesn't mean softmax went wrong. Take mask 101 at position 0: the kept bit 1 times the "
+                   "weight 0.200000, times 2, gives 0.400000; adding up the row's entries gives its sum, 1.400000."),
+    "multihead": (5, "Same shape, so the same elements? Skip the transpose back and reshape directly: the shape is "
+                     "[B, T, D] all the same, but e2 moves from its correct place [0, 0, 2], in the dashed frame, to "
+                     "[0, 1, 2]. Some rows now hold features from other positions, and the code raises no error. "
+                     "Always transpose back before merging."),
+    "implementation": (4, "The upstream book's first MultiHeadAttentionWrapper builds several independent heads and "
+                          "concatenates them, so its d_out is the width of each head: 3 heads output width 4 each, "
+                          "[2, 5, 12] after concatenation. In the later MultiHeadAttention, d_out is the total width "
+                          "of all heads, 12, split into 3 heads after one projection. The two parameters share a name "
+                          "but not a meaning: copy d_out = 12 straight into the Wrapper and the output becomes "
+                          "[2, 5, 36], 3 times as wide."),
+    "exercises": (8, "The output projection, out_proj, does have a bias: its weight adds 589,824, its bias 768. The "
+                     "total is 4 times D to the power of 2, plus D: 2,360,064 parameters. Note that this counts one "
+                     "attention module, not the whole model. Add the three: 1,769,472 plus 589,824 plus 768 gives "
+                     "2,360,064."),
+}
+
+
 @pytest.mark.parametrize("clip", list(specs()))
 def test_each_clip_in_english_has_no_cjk_and_keeps_the_layout(clip):
+    """And says, at one step of its default, what the chapter says there (NARRATION)."""
     built = build(clip, lang="en")
     cjk = sorted({t for t in english_texts(built) if lang.has_cjk(t)})
     assert cjk == [], cjk[:10]
     assert layout_problems(built.manifest()) == []
+    step, said = NARRATION[clip]
+    assert built.scene.narration[step] == said
 
 
 def test_a_missing_entry_fails_rather_than_showing_chinese():

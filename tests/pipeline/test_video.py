@@ -1,6 +1,7 @@
 """The video users get: the real mp4 (not the skip-animations path the other pixel checks read)
 ends every step on the fast path's frame, lasts what the manifest says, and shows every number's
-recorded text; an animation that ends short, or one that is dropped, is caught (tests/support/video.py).
+recorded text, in the colours of the fast path's; an animation that ends short, or one that is dropped,
+is caught, and so is a text drawn in another colour at the same brightness (tests/support/video.py).
 
 VIDEO_CLIPS=all (environment) reads back every clip at 480p instead of the cheapest one.
 """
@@ -58,7 +59,7 @@ def figures(mp4, m, frames):
     """Each step's differences (tests/support/video.py), for the printed line."""
     _, _, kept = step_end_frames(mp4, m)
     rows = [differences(kept[n], f, m["layout"][n - 1], m["frame"]) for n, f in enumerate(frames, 1) if n in kept]
-    return "; ".join(f"{n}: mean {r['mean']:.2f} box {r['box']:.1f} far {r['far']:.2%}"
+    return "; ".join(f"{n}: mean {r['mean']:.2f} box {r['box']:.1f} far {r['far']:.2%} hue {r['hue']:.1f}"
                      for n, r in enumerate(rows, 1))
 
 
@@ -154,3 +155,30 @@ def test_a_dropped_animation_is_caught_by_the_frame(tmp_path, monkeypatch, fast,
         print(f"\na dropped animation: {figures(mp4, m, fast(CHEAPEST))}\n  " + "\n  ".join(problems))
     assert problems and all(p.startswith("step 2:") for p in problems)
     assert not [p for p in problems if "lasts" in p]
+
+
+def recoloured(image, box, frame):
+    """The image with one layout box's ink turned from its colour to another of the same
+    brightness (its Cb and Cr negated around 128: yellow to blue, red to cyan)."""
+    from support.pixels import to_pixels
+    from support.video import chroma, luma
+    out = np.asarray(image[:, :, :3], float).copy()
+    r0, r1, c0, c1 = to_pixels(box, out.shape[1], out.shape[0], frame["width"], frame["height"])
+    y, c = luma(out[r0:r1, c0:c1]), -chroma(out[r0:r1, c0:c1])
+    out[r0:r1, c0:c1] = np.stack([y + 1.402 * c[..., 1], y - 0.344136 * c[..., 0] - 0.714136 * c[..., 1],
+                                  y + 1.772 * c[..., 0]], axis=2)
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def test_a_text_in_another_colour_at_the_same_brightness_is_caught():
+    """Planted in a frame of the fast path: the tracked query's coloured label recoloured to
+    another hue of the same brightness. Brightness alone passes it; the colour check names it."""
+    from support.video import frame_problems
+    built = shared_build(CHEAPEST, inputs_for(CHEAPEST))
+    m = built.manifest()
+    n, item = next((st["step"], it) for st in m["layout"] for it in st["items"]
+                   if it["kind"] == "label" and it.get("role") in ("track", "query"))
+    fast = built.frames[n - 1][:, :, :3]
+    assert frame_problems(n, fast, fast, m["layout"][n - 1], m["frame"]) == []
+    problems = frame_problems(n, recoloured(fast, item["box"], m["frame"]), fast, m["layout"][n - 1], m["frame"])
+    assert problems and all("in another colour" in p for p in problems), problems

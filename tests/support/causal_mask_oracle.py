@@ -234,3 +234,23 @@ def axis_names(inputs):
     names["cache_allowed"] = {"row": {r: str(view + r) for r in range(n_q)},
                               "col": {j: str(j) for j in range(view + n_q)}}
     return names
+
+
+QUERY_ROWS = ("mask", "mask_diagonal0", "mask_diagonal1", "post_probs", "post_zeroed", "post_renormalised",
+              "shift_causal", "fresh", "cache_allowed")
+KEY_COLUMNS = ("mask", "mask_diagonal0", "mask_diagonal1", "weights_diagonal0", "weights_diagonal1",
+               "post_probs", "post_zeroed", "post_renormalised", "fresh")
+TRACKED_COLUMNS = ("scores", "scaled", "masked")      # the five-step table: the tracked query's columns
+
+
+def roles(inputs):
+    """The colours the oracle gives (tests/support/contract.py colour_problems): each grid whose rows
+    are queries names them in the query's colour and its keys in the key's; K's rows are keys; the
+    five-step table's columns are the tracked query's; the cache view's cached keys are muted."""
+    view = inputs["cached"] or inputs["cache_view"]
+    axes = {(g, "row"): "query" for g in QUERY_ROWS}
+    axes.update({(g, "col"): "key" for g in KEY_COLUMNS})
+    axes.update({(g, "row"): "key" for g in ("k", "k_changed")})
+    axes.update({(g, "col"): "track" for g in TRACKED_COLUMNS})
+    axes[("cache_allowed", "col")] = {**{j: "muted" for j in range(view)}, None: "key"}
+    return {"axes": axes}

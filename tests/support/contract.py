@@ -9,6 +9,9 @@ values: tests/support/contract_values.py, re-exported here), read from a clip's 
     precision_problems(manifest, expected) -> precisions the display rules do not allow
     structure_problems(manifest, expected, names, marks) -> grid entries off their cells, axis labels
                                           off their rows or naming the wrong index, marks on the wrong cells
+    colour_problems(manifest, expected, marks, roles) -> items drawn in a colour that says something
+                                          else than the oracle (the tracked element, a query, a −∞ cell)
+    cell_problems(manifest)             -> cells of a grid on screen that show no entry
 """
 import math
 import re
@@ -247,4 +250,90 @@ def user_problems(manifest, inputs):
                     out.append(f"step {st['step']}: {text!r} is cut wider than {CUT_WIDTH} half-widths")
             if "full" in it and not it["text"].endswith("…"):
                 out.append(f"step {st['step']}: {it['text']!r} is whole but lists full {it['full']!r}")
+    return out
+
+
+# -- colour: what each colour says (docs/proof.md, "In its colour"); written here, not read from style.py
+PALETTE_ROLES = {"text", "muted", "query", "key", "value", "mask", "track", "accent", "grid", "nan", "background"}
+MARK_ROLES = {"masked": "mask", "nan": "nan", "track": "track", "changed": "accent", "unchanged": "value"}
+
+
+def _role_wanted(roles, it, step):
+    """The role the oracle gives an item, or None where it says nothing: a grid entry by its label
+    (or its grid's name), an axis label by its grid and axis (and index), any text by its text."""
+    roles = roles or {}
+    base = it.get("grid", "").split("#")[0]
+    if "row" in it:
+        want = roles.get("entries", {}).get(it["label"], roles.get("grids", {}).get(base))
+        return want if want is not None else roles.get("entry_default")
+    if "axis" in it:
+        axis = roles.get("axes", {}).get((base, it["axis"]))
+        if isinstance(axis, dict):
+            axis = axis.get(it["index"], axis.get(None))
+        if axis is not None:
+            return axis
+    return roles.get("step_texts", {}).get(step, {}).get(it["text"], roles.get("texts", {}).get(it["text"]))
+
+
+def colour_problems(manifest, expected=None, marks=None, roles=None):
+    """Each item's colour (its `role`, read back from the drawn mobject) says what the oracle says:
+    every text and mark in a palette colour; each mark in its kind's colour; a −∞ cell filled in the
+    mask colour and a NaN cell in its grey, and the mask colour on no other cell but the oracle's
+    hidden ones; each grid entry, axis label and text the oracle names (roles: {"entries": {label:
+    role}, "grids": {name: role}, "entry_default": role, "axes": {(grid, axis): role or {index: role}},
+    "texts": {text: role}, "step_texts": {step: {text: role}}}) in that role, and every other grid entry in the text colour unless a
+    hidden mark covers it (a hidden zero takes its frame's colour)."""
+    expected, marks, roles = expected or {}, marks or {}, roles or {}
+    hidden = set(marks.get("hidden", ())) | set(marks.get("unchanged", ()))
+    out = []
+    for st in manifest["layout"]:
+        n = st["step"]
+        covered = {lab for it in st["items"] if it["kind"] == "mark" and it["mark"] in ("hidden", "unchanged")
+                   for lab in it["covers"]}
+        for it in st["items"]:
+            name = f"step {n}: {it['kind']} {it['label'][:24]!r}"
+            role = it.get("role")
+            if role not in PALETTE_ROLES:
+                out.append(f"{name} is drawn in {role!r}, not a colour of the palette")
+                continue
+            if it["kind"] == "mark":
+                want = MARK_ROLES.get(it["mark"])
+                if want and role != want:
+                    out.append(f"{name} over {it['covers'][:2]} is drawn in {role}, a {it['mark']} mark is {want}")
+                continue
+            if "row" in it:
+                value = _value(expected, it["label"])
+                cell = it.get("cell_role")
+                if value is not None and math.isinf(value) and value < 0 and cell != "mask":
+                    out.append(f"{name} is −∞ but its cell is drawn in {cell}, not the mask colour")
+                if value is not None and math.isnan(value) and cell != "nan":
+                    out.append(f"{name} is NaN but its cell is drawn in {cell}, not the NaN grey")
+                if cell == "mask" and not (value is not None and math.isinf(value) and value < 0) \
+                        and it["label"] not in hidden:
+                    out.append(f"{name} {it['text']!r}: its cell is drawn in the mask colour, but the oracle "
+                               f"says {value!r}, not −∞, and gives it no hidden mark")
+            want = _role_wanted(roles, it, n)
+            if want is None and "row" in it and it["label"] not in covered:
+                want = "text"
+            if want is not None and role != want:
+                out.append(f"{name} {it['text']!r} is drawn in {role}, the oracle says {want}")
+    return out
+
+
+def cell_problems(manifest):
+    """Every cell seen: at each step's end, each grid on screen (its record: rows and columns) shows
+    an entry in every cell, visible (the layout keeps only what is visible): a masked or hidden cell
+    shows its −∞ or its 0 under a mark, it is never an empty cell."""
+    out = []
+    for st in manifest["layout"]:
+        shown = defaultdict(set)
+        for it in st["items"]:
+            if "grid" in it and "row" in it:
+                shown[it["grid"]].add((it["row"], it["col"]))
+        for grid, shape in st.get("grids", {}).items():
+            missing = [(i, j) for i in range(shape["rows"]) for j in range(shape["cols"])
+                       if (i, j) not in shown[grid]]
+            if missing:
+                out.append(f"step {st['step']}: {grid} ({shape['rows']} x {shape['cols']}) shows no entry in "
+                           f"{len(missing)} cell(s): " + ", ".join(f"row {i} col {j}" for i, j in missing[:4]))
     return out

@@ -224,3 +224,30 @@ def legal_inputs(rng):
         raw["d_model"] = str(12 * rng.randint(1, 341))
     raw["only"] = ",".join(rng.sample(EXERCISES, rng.randint(1, len(EXERCISES))))
     return raw
+
+
+def roles(inputs):
+    """The colours the answers give their numbers (tests/support/contract.py colour_problems):
+    3.1's first row of W_query.weight and the first column of W it becomes in the tracked colour;
+    3.2's first head in the query's colour, the second in the key's, and in the concatenation each
+    column in its head's; dim=-2's row sums that are not 1 in the mask colour, its column sums in
+    the value colour."""
+    out = oracle(inputs)
+    entries = {}
+    for label in out:
+        if label.startswith("align.linear[0]["):
+            entries[label] = "track"
+        elif label.startswith("align.v1[") and label.endswith("][0]"):
+            entries[label] = "track"
+    colours = ("query", "key")
+    d_out = out["wrap.d_out"]
+    for label in out:
+        if label.startswith("wrap.head[") and label.count("[") == 3:
+            entries[label] = colours[int(label[len("wrap.head["):].split("]")[0]) % 2]
+        elif label.startswith("wrap.concat["):
+            entries[label] = colours[(int(label.rsplit("[", 1)[1][:-1]) // d_out) % 2]
+        elif label.startswith("dim.wrong_rows["):
+            entries[label] = "mask" if abs(out[label] - 1) > 1e-9 else "text"
+        elif label.startswith("dim.wrong_cols["):
+            entries[label] = "value"
+    return {"entries": entries}

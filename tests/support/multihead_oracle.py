@@ -74,3 +74,30 @@ def marks(inputs):
     for name, x in tensors(b, t, d, h).items():
         labels.update(name + "".join(f"[{i}]" for i in idx) for idx in zip(*np.nonzero(x.numpy() == e)))
     return {"track": labels}
+
+
+STEP_OF = {"start": 1, "split": 2, "transposed": 3, "merged": 4, "wrong": 5}   # the storyboard (SPEC.md)
+
+
+def roles(inputs):
+    """The colours the oracle gives (tests/support/contract.py colour_problems): the tracked id in
+    the tracked colour at every layout, and the header of its group ([b, t, :] and so on, its
+    coordinates in torch's tensors) too; with --wrong-merge, every other id the wrong merge puts
+    where the right merge does not in the mask colour."""
+    (b, t, d), h, e = inputs["shape"], inputs["heads"], inputs["track"]
+    steps = tensors(b, t, d, h)
+    entries, texts = {}, {}
+    for name, x in steps.items():
+        at = where(x, e)
+        entries[name + "".join(f"[{i}]" for i in at)] = "track"
+        head = at[:-1] if x.dim() == 3 else at[:-2]
+        if name in STEP_OF:      # the header of the tracked group, at the step that shows this layout
+            text = "[" + ", ".join(map(str, head)) + ", :" * (x.dim() - len(head)) + "]"
+            texts.setdefault(STEP_OF[name], {})[text] = "track"
+    if inputs.get("wrong_merge"):
+        right, wrong = steps["merged"], steps["wrong"]
+        for idx in np.ndindex(tuple(wrong.shape)):
+            label = "wrong" + "".join(f"[{i}]" for i in idx)
+            if int(wrong[idx]) != int(right[idx]) and label not in entries:
+                entries[label] = "mask"
+    return {"entries": entries, "step_texts": texts}

@@ -1,6 +1,6 @@
 """Pixels read back: does the frame show, inside each number's box, the text the manifest records?
 
-For every number in a step's layout, the manifest's text is rasterised alone (Manim's own
+For every number and every grid entry in a step's layout, the manifest's text is rasterised alone (Manim's own
 camera, the installed number font, white on black, stretched onto the recorded box) and its
 ink is correlated with the ink in the same box of the real frame, one character cell at a
 time (the number font is monospaced). A covered, clipped, missing or different number fails.
@@ -44,11 +44,17 @@ def ink(crop):
     return np.linalg.norm(crop - np.median(border, axis=0), axis=2)
 
 
+def read_back(item):
+    """What the check reads: every number, and every grid entry (a grid's texts in its cells,
+    ids and fractions, are set in the number font too)."""
+    return item["kind"] == "number" or ("row" in item and "grid" in item and item["kind"] == "label")
+
+
 def number_problems(frame, step_layout, frame_size):
-    """The numbers of one step whose pixels do not show their recorded text."""
+    """The numbers and grid entries of one step whose pixels do not show their recorded text."""
     height, width = frame.shape[:2]
     fw, fh = frame_size["width"], frame_size["height"]
-    items = [it for it in step_layout["items"] if it["kind"] == "number"]
+    items = [it for it in step_layout["items"] if read_back(it)]
     if not items:
         return []
     ref = reference(items, width, height, fw, fh)

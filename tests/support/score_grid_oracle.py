@@ -186,3 +186,16 @@ def legal_inputs(rng: random.Random) -> dict:
     if t_q == t_k and rng.random() < 0.6:
         raw["tokens"] = " ".join(token(rng) for _ in range(t_q))
     return raw
+
+
+def roles(inputs):
+    """The colours the oracle gives (tests/support/contract.py colour_problems): in 4.3's variance
+    table the row of the clip's own dₖ in the tracked colour; the grids of scores have the queries'
+    names on their rows and the keys' on their columns, each in its colour."""
+    d_k = len(inputs["wq"][0]) if inputs["x"] is not None else len(inputs["q"][0])
+    widths, _, _ = sampled_variance(d_k, inputs["seed"])
+    own = list(widths).index(d_k)
+    entries = {f"variance.{name}[{own}][0]": "track" for name in ("d_k", "var", "var_scaled")}
+    axes = {(grid, "row"): "query" for grid in ("scores", "scaled")}
+    axes.update({(grid, "col"): "key" for grid in ("scores", "scaled", "row.scores")})
+    return {"entries": entries, "axes": axes}

@@ -18,11 +18,15 @@
 
     step_end_frames(mp4_path, manifest) -> (fps, frame count, {step: RGB frame})
     differences(real, fast, step_layout, frame) -> the figures compared with the tolerances
+    hue_difference(real, fast, pixel_box) -> the colour of one box's ink, real against fast
 
 The encode is lossy (x264 at CRF 20, yuv420p: colour at half resolution), so frames are
 compared by brightness, which the encoder keeps at full resolution, with tolerances above
 what the book's clips measure at 256x144 and 854x480 and well below what an animation stopped
-at 80% or a dropped animation shows (tests/pipeline/test_video.py plants both).
+at 80% or a dropped animation shows (tests/pipeline/test_video.py plants both). Colour is
+compared too, where it means something: inside each box of the layout, the mean colour (the
+two chroma planes, Cb and Cr) of the pixels the fast path inks there, so a yellow text drawn
+blue, or a red cell drawn on its neighbour, is named even where its brightness is close.
 """
 import json
 from pathlib import Path
@@ -37,6 +41,10 @@ MEAN_TOLERANCE = 3.0      # mean over the whole frame (the clips: 1.1-1.4, the Y
 BOX_TOLERANCE = 6.0       # mean inside any text's box (the clips: at most 2.9)
 FAR = 64                  # a pixel this far off is not the encoder's blur (the clips: at most 46)
 FAR_TOLERANCE = 0.0002    # share of such pixels in the frame (the clips: none)
+HUE_TOLERANCE = 16.0      # chroma (Cb, Cr; 0-255) of a box's ink, real against fast (the clips: at
+                          # most 7.1 at 256x144 and 7.4 at 854x480, weighted-average; yellow drawn white ~60)
+INK = 40                  # a pixel this much brighter or darker than its box's border is ink
+INKED = 6                 # a box needs this many inked pixels for its colour to be compared
 
 
 def step_end_frames(mp4_path, manifest):
@@ -61,20 +69,61 @@ def luma(image):
     return np.asarray(image[:, :, :3], float) @ [0.299, 0.587, 0.114]
 
 
+def chroma(image):
+    """The colour the encoder keeps at half resolution: BT.601 Cb and Cr, 0-255 around 128."""
+    rgb = np.asarray(image[:, :, :3], float)
+    return np.stack([rgb @ [-0.168736, -0.331264, 0.5], rgb @ [0.5, -0.418688, -0.081312]], axis=2)
+
+
+def _half(image):
+    """Each 2x2 block's mean, as yuv420p keeps colour (odd edges dropped)."""
+    h, w = image.shape[0] // 2 * 2, image.shape[1] // 2 * 2
+    return image[:h, :w].reshape(h // 2, 2, w // 2, 2, -1).mean(axis=(1, 3))
+
+
+def hue_difference(real, fast, box):
+    """How far the colour of the fast frame's ink inside one box (pixel rows r0:r1, columns
+    c0:c1) is from the real frame's there: the distance of their mean (Cb, Cr) over the 2x2
+    blocks that hold ink, both taken at the half resolution the encoder keeps colour at. None
+    where the box has too little ink to say."""
+    r0, r1, c0, c1 = box
+    r0, c0 = r0 - r0 % 2, c0 - c0 % 2
+    bright = luma(fast[r0:r1, c0:c1])
+    border = np.concatenate([bright[0], bright[-1], bright[:, 0], bright[:, -1]])
+    inked = np.abs(bright - np.median(border)) > INK
+    if inked.sum() < INKED:
+        return None
+    blocks = _half(inked[..., None].astype(float))[..., 0] > 0
+    if not blocks.any():
+        return None
+    want = _half(chroma(fast[r0:r1, c0:c1]))[blocks].mean(axis=0)
+    got = _half(chroma(real[r0:r1, c0:c1]))[blocks].mean(axis=0)
+    return float(np.linalg.norm(want - got))
+
+
 def differences(real, fast, step_layout, frame):
     """Mean absolute difference of brightness over the frame and inside the worst box of the
-    step's layout (every number, label, caption, title and mark), and the share of pixels
-    that are far off."""
+    step's layout (every number, label, caption, title and mark), the share of pixels that are
+    far off, and the worst box's difference of colour (hue_difference)."""
     diff = np.abs(luma(real) - luma(fast))
     height, width = diff.shape[:2]
-    boxes = []
+    boxes, hues = [], []
     for it in step_layout["items"]:
         r0, r1, c0, c1 = to_pixels(it["box"], width, height, frame["width"], frame["height"])
         if r1 > r0 and c1 > c0:
             boxes.append((float(diff[r0:r1, c0:c1].mean()), it))
+            hue = hue_difference(real, fast, (r0, r1, c0, c1))
+            if hue is not None:
+                hues.append((hue, it))
     worst = max(boxes, key=lambda b: b[0], default=(0.0, None))
+    worst_hue = max(hues, key=lambda b: b[0], default=(0.0, None))
     return {"mean": float(diff.mean()), "box": worst[0], "box_item": worst[1],
-            "far": float((diff > FAR).mean())}
+            "far": float((diff > FAR).mean()), "hue": worst_hue[0], "hue_item": worst_hue[1]}
+
+
+def _what(it):
+    what = it["kind"] if it["label"] == it["text"] else f"{it['kind']} {it['label']}"
+    return what + (f" {it['text']!r}" if it["text"] else "")
 
 
 def frame_problems(n, real, fast, step_layout, frame, where="the mp4"):
@@ -84,11 +133,11 @@ def frame_problems(n, real, fast, step_layout, frame, where="the mp4"):
         out.append(f"step {n}: {where}'s last frame differs from the fast path's "
                    f"(mean {d['mean']:.2f}, {d['far']:.2%} of pixels far off)")
     if d["box"] > BOX_TOLERANCE:
-        it = d["box_item"]
-        what = it["kind"] if it["label"] == it["text"] else f"{it['kind']} {it['label']}"
-        what += f" {it['text']!r}" if it["text"] else ""
-        out.append(f"step {n}: {where} shows the {what} differently from the fast path "
+        out.append(f"step {n}: {where} shows the {_what(d['box_item'])} differently from the fast path "
                    f"(mean {d['box']:.1f} in its box)")
+    if d["hue"] > HUE_TOLERANCE:
+        out.append(f"step {n}: {where} shows the {_what(d['hue_item'])} in another colour than the fast "
+                   f"path (chroma {d['hue']:.1f} apart in its box)")
     return out
 
 

@@ -79,3 +79,17 @@ def legal_inputs(rng: random.Random) -> dict:
     if rng.random() < 0.7:
         raw["tokens"] = " ".join(rng.choice(TOKENS) for _ in range(rows))
     return raw
+
+
+def roles(inputs):
+    """The colours the oracle gives (tests/support/contract.py colour_problems): the query's row of
+    X named in the query's colour, the other rows in the value's (they are what is mixed); a
+    negative score over the sum, a 'weight' below zero, in the mask colour (it breaks the rule);
+    the sums under the tables in the result colour (accent)."""
+    q, n_rows = inputs["query"], len(inputs["x"])
+    axes = {("x", "row"): {**{j: "value" for j in range(n_rows)}, q: "query"}}
+    grids = {f"{name}_sum": "accent" for name in ("scores", "ratios", "shifted", "exps", "exps_shifted", "weights")}
+    expected = oracle(inputs)
+    entries = {label: "mask" if value < 0 else "text" for label, value in expected.items()
+               if label.startswith("ratios[") and isinstance(value, float)}
+    return {"axes": axes, "grids": grids, "entries": entries}

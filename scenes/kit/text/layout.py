@@ -2,7 +2,9 @@
 
 The content area lies between the title band and the caption band; `fit` scales a
 group into it. `snapshot` lists every text mobject visible at the end of a step
-with its box in frame units (the manifest's `layout`, SPEC.md section 1).
+with its box in frame units (the manifest's `layout`, SPEC.md section 1), the role of
+the colour it is drawn in (read from the mobject, style.ROLES), and each grid on screen
+with its rows and columns.
 """
 from __future__ import annotations
 
@@ -56,6 +58,47 @@ def visible(mob: Mobject) -> bool:
     return max(fill, stroke) > 0.05
 
 
+def _rgb(hex_colour: str) -> np.ndarray:
+    return np.array([int(hex_colour[k:k + 2], 16) for k in (1, 3, 5)], float)
+
+
+PALETTE = {role: _rgb(colour) for role, colour in style.ROLES.items()}
+HEAT = (_rgb(style.HEAT_LOW), _rgb(style.HEAT_HIGH))
+NEAR = 3.0     # 8-bit units: a colour this close to a palette colour is that colour (rounding)
+
+
+def role_of(rgb: Any) -> str:
+    """The palette role of a colour (8-bit RGB): its name in style.ROLES, "heat" on the heat
+    scale between its ends, else the colour's hex."""
+    rgb = np.asarray(rgb, float)
+    role, distance = min(((r, float(np.linalg.norm(rgb - c))) for r, c in PALETTE.items()), key=lambda rd: rd[1])
+    if distance <= NEAR:
+        return role
+    low, high = HEAT
+    t = float(np.clip(np.dot(rgb - low, high - low) / np.dot(high - low, high - low), 0, 1))
+    if np.linalg.norm(low + t * (high - low) - rgb) <= NEAR:
+        return "heat"
+    return "#" + "".join(f"{int(round(v)):02X}" for v in rgb)
+
+
+def colour_role(mob: Mobject) -> str | None:
+    """The role of the colour a mobject is drawn in, read from its points' fill (a glyph, a filled
+    cell) or, where nothing is filled, its stroke (a frame): the colour most of its visible parts
+    have. None for an image or a mobject with nothing visible."""
+    counts: dict[str, int] = {}
+    for part in mob.family_members_with_points():
+        fill, stroke = np.asarray(part.fill_rgbas), np.asarray(part.stroke_rgbas)
+        if len(fill) and float(fill[0, 3]) > 0.05:
+            rgba = fill[0]
+        elif len(stroke) and float(stroke[0, 3]) > 0.05 and float(getattr(part, "stroke_width", 0) or 0) > 0:
+            rgba = stroke[0]
+        else:
+            continue
+        role = role_of(np.asarray(rgba[:3], float) * 255)
+        counts[role] = counts.get(role, 0) + 1
+    return max(counts, key=lambda r: counts[r]) if counts else None
+
+
 def box(mob: Mobject) -> list[float]:
     (x0, y0, _), (x1, y1, _) = mob.get_corner(DL), mob.get_corner(UR)
     return [round(float(v), 4) for v in (x0, y0, x1, y1)]
@@ -74,7 +117,22 @@ def snapshot(scene: Scene, book: Any, step: int) -> dict[str, Any]:
     if typed:
         from scenes.kit.text.numbers import TypedNumberError
         raise TypedNumberError(f"step {step}: " + "; ".join(typed[:5]))
-    return {"step": step, "items": items}
+    return {"step": step, "items": items, "grids": grids_shown(book, items)}
+
+
+def grids_shown(book: Any, items: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """Each grid with an entry or label on screen, and how many rows and columns of entries it
+    was built with (every entry the book placed in it, drawn or not): at a step's end each of its
+    cells must show its entry (tests/support/contract.py)."""
+    on = {it["grid"] for it in items if "grid" in it}
+    shape: dict[str, list[int]] = {}
+    for meta in book.meta.values():
+        place = meta.get("place") or {}
+        if place.get("grid") in on and "row" in place:
+            rows_cols = shape.setdefault(place["grid"], [0, 0])
+            rows_cols[0] = max(rows_cols[0], place["row"] + 1)
+            rows_cols[1] = max(rows_cols[1], place["col"] + 1)
+    return {g: {"rows": r, "cols": c} for g, (r, c) in sorted(shape.items())}
 
 
 def _walk(mob: Mobject, book: Any, step: int, items: list, seen: set, typed: list) -> None:
@@ -94,13 +152,16 @@ def _walk(mob: Mobject, book: Any, step: int, items: list, seen: set, typed: lis
         return
     if meta["kind"] == "mark":
         items.append({"kind": "mark", "label": meta["mark"], "text": "", "mark": meta["mark"],
-                      "covers": meta["covers"], "box": box(mob)})
+                      "covers": meta["covers"], "box": box(mob), "role": colour_role(mob)})
         for sub in mob.submobjects:
             _walk(sub, book, step, items, seen, typed)
         return
-    item = {"kind": meta["kind"], "label": meta["label"], "text": meta["text"], "box": box(mob)}
+    item = {"kind": meta["kind"], "label": meta["label"], "text": meta["text"], "box": box(mob),
+            "role": colour_role(mob)}
     for key, value in meta["place"].items():
         item[key] = box(value) if key == "cell" else value
+        if key == "cell":
+            item["cell_role"] = colour_role(value)     # the cell's fill, or its frame
     if meta["users"]:
         item["users"] = [list(u) for u in meta["users"]]
     if meta.get("full"):

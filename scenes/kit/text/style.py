@@ -14,6 +14,13 @@ GRID_LINE = "#546E7A"
 HEAT_LOW, HEAT_HIGH = "#1B2A41", "#8E3B8F"   # weights heat scale, 0 -> 1
 NAN_FILL = "#37474F"
 
+# What each colour says: the layout record names a drawn mobject's colour by its role
+# (scenes/kit/text/layout.py reads the colour back from the mobject); a colour between the heat
+# scale's ends is "heat", and one off the palette is recorded as its hex.
+ROLES = {"text": TEXT, "muted": MUTED, "query": QUERY, "key": KEY, "value": VALUE, "mask": MASK,
+         "track": TRACK, "accent": ACCENT, "grid": GRID_LINE, "nan": NAN_FILL,
+         "background": BACKGROUND}
+
 CHAPTER = 4                          # the book's chapter these clips teach
 BOOK_TITLE = "第 {} 章　从加权平均推导自注意力与因果掩码"   # {}: CHAPTER
 

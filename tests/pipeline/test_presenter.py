@@ -134,8 +134,8 @@ def explain_state(driver):
 def paused_on(driver, index):
     """Step `index` of the page shown at its end, as ← shows it; its numbers' boxes attached."""
     driver.execute_script("show(arguments[0], true)", index)
-    wait_until(driver, lambda s: s["index"] == index and s["paused"] and s["duration"] > 0
-               and s["time"] > s["duration"] - 0.05)
+    wait_until(driver, lambda s: s["index"] == index and s["paused"] and (s["duration"] or 0) > 0
+               and s["time"] > s["duration"] - 0.05)              # (duration is NaN, null, until loaded)
     end = time.monotonic() + 10
     while not explain_state(driver)["attached"]:
         assert time.monotonic() < end, "no boxes over the paused frame"

@@ -74,11 +74,13 @@
     if (right) panel.style.right = (host.right - frame.right + 12) + "px";
     else panel.style.left = (frame.left - host.left + 12) + "px";
     args.host.appendChild(panel);
+    document.body.classList.add("explaining");          // the page may hide what the note would cover
   }
 
   function close() {
     boxes.forEach(b => b.classList.remove("lit", "chosen"));
     if (panel) panel.remove();
+    document.body.classList.remove("explaining");
     panel = null;
     shown = null;
   }

@@ -94,6 +94,7 @@ def page_data(spec: Clip, lang: str) -> dict:
     return {"clip": spec.name, "section": spec.section, "title": spec.heading(lang), "lang": lang,
             "summary": tr(spec.summary, lang), "langs": list(LANGS), "qualities": QUALITIES,
             "words": said["page"], "clicks": [c for c in clicks if c], "options": options,
+            "question": said["questions"].get(spec.name, ["", ""]),     # the book's own lab's, where it has one
             "defaults": fields(raw_inputs(spec.name)),
             "presets": [{"name": n, "title": tr(d["title"], lang), "fields": fields(raw_inputs(spec.name, n))}
                         for n, d in preset_names(spec.name)],

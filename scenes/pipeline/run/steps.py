@@ -139,8 +139,8 @@ def joined(job: RenderJob, work: Path, steps: int) -> list[Path]:
         from scenes.pipeline.present.presenter import clip_steps, write_page
         spec = scene_class(job.clip).spec
         title = spec.heading()
-        part = {"section": spec.section, "title": title, "steps": clip_steps(out, name, spec.section, title)}
-        written.append(write_page(out, name, f"{spec.section} {title}", [part], lang=job.lang,
+        page = {"section": spec.section, "title": title, "steps": clip_steps(out, name, spec.section, title)}
+        written.append(write_page(out, name, f"{spec.section} {title}", [page], lang=job.lang,
                                   one_file=job.one_file))
     return written
 
@@ -148,7 +148,8 @@ def joined(job: RenderJob, work: Path, steps: int) -> list[Path]:
 def sections_folder(out: Path, name: str, videos: list[tuple[Path, dict]], index: str) -> Path:
     """NAME.sections/: every step's video and the index Manim writes for a whole render."""
     mine = mark()
-    new, old, target = out / f".{name}.sections{mine}new", out / f".{name}.sections{mine}old", out / f"{name}.sections"
+    target = out / f"{name}.sections"
+    new, old = out / f".{name}.sections{mine}new", out / f".{name}.sections{mine}old"
     shutil.rmtree(new, ignore_errors=True)
     new.mkdir()
     for video, entry in videos:

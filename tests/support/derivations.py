@@ -53,8 +53,38 @@ def derivations(manifest):
 
 
 def made(built):
-    """label -> its derivation record, for every number the build makes on screen."""
-    return {r["label"]: r["derivation"] for r in derivations(built.manifest())}
+    """label -> its derivation record, for every number the build makes on screen by an expression,
+    a slide or a flow (swept entries: swept())."""
+    return {r["label"]: r["derivation"] for r in derivations(built.manifest())
+            if r["derivation"].get("motion") != "sweep"}
+
+
+def swept(manifest):
+    """label -> the record of each entry filled in a sweep (kit/motion/sweep.py)."""
+    return {r["label"]: r for r in derivations(manifest) if r["derivation"].get("motion") == "sweep"}
+
+
+def sweep_problems(manifest):
+    """Each swept entry lit exactly its sources (the manifest's `from`, compute's provenance, which the
+    clips' tests check against torch's Jacobian) that were on screen at its step's end, and said
+    `shorter` exactly when some were not; every entry of a grid of at most 16 cells swept whole
+    ("all"), a larger grid's first row ("first row")."""
+    out, end = [], {st["step"]: st["items"] for st in manifest["layout"]}
+    for label, rec in swept(manifest).items():
+        d, want = rec["derivation"], rec.get("from")
+        if want is None:
+            out.append(f"{label}: swept without provenance")
+            continue
+        shown = {it["label"] for it in end.get(d["step"], []) if it["kind"] == "number"}
+        if set(d["from"]) != set(d["shows"]):
+            out.append(f"{label}: its sweep lights {d['shows']} but records {d['from']}")
+        if not set(d["from"]) <= set(want):
+            out.append(f"{label}: its sweep lights {sorted(set(d['from']) - set(want))}, not its sources")
+        if set(want) & shown - set(d["from"]):
+            out.append(f"{label}: its sweep leaves {sorted(set(want) & shown - set(d['from']))} dark")
+        if d["shorter"] != (not set(want) <= set(d["from"])):
+            out.append(f"{label}: its sweep says shorter={d['shorter']}")
+    return out
 
 
 def derived(clip, inputs, expected, deps, lang="zh", shared=False, names=None, marks=None):

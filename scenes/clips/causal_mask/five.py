@@ -8,6 +8,7 @@ from __future__ import annotations
 from manim import RIGHT, VGroup
 
 from scenes.clips.causal_mask.parts import AREA, NARROW, WORDS, input_grid, said
+from scenes.kit.motion.sweep import sweep
 from scenes.kit.motion import derive, expressions as ex
 from scenes.kit.text import style
 from scenes.kit.draw.anim import Appear
@@ -165,12 +166,12 @@ class FiveSteps:
         return []
 
     def fill(self, g, d, band: Band | None, *also) -> None:
-        """A column (or the output row): its frame, the one entry derived, the rest at once."""
+        """A column (or the output row): its frame, the one entry derived, the rest swept in."""
         shell, rest = derive.split(self.book, g, [d.cell] if band is not None else [])
         self.scene.play(Appear(shell), run_time=0.5)
         if band is not None:
             derive.derive(self.scene, d, band)
-        self.scene.play(Appear(rest), *also, run_time=0.6)
+        sweep(self.scene, rest, *also)
 
     def upper(self, band: Band | None) -> None:
         scene, (scores, scaled, masked, weights) = self.scene, self.table

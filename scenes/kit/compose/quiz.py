@@ -19,6 +19,8 @@ from scenes.kit.draw.anim import Appear, Vanish
 from scenes.kit.motion.derive import Band
 from scenes.kit.motion.expressions import Derivation
 from scenes.kit.motion.flow import flow
+from scenes.kit.motion.made import grid_made
+from scenes.kit.motion.sweep import sweep
 from scenes.kit.text.layout import content_width, fit
 from scenes.kit.draw.notes import note
 from scenes.kit.text.numbers import NumberBook, Shown
@@ -100,10 +102,11 @@ def ask(scene: Any, header: Shown, caption: str, lines: Sequence[Mobject], say: 
 
 
 def answer(scene: Any, header: Shown, caption: str, say: str, **slots: Shown) -> None:
-    """An answer step: caption and narration (each taking the slots it names), the heading."""
+    """An answer step: caption and narration (each taking the slots it names), the heading (it comes
+    with the answer's first play, the question's board giving way to the answer's)."""
     tell(scene, caption, say, **slots)
     scene.clear_stage()
-    scene.play(Appear(heading(scene.book, header)), run_time=0.4)
+    scene.with_next(Appear(heading(scene.book, header), run_time=0.4))
 
 
 # ---------------------------------------------------------------- the reveals
@@ -118,20 +121,20 @@ def derived(scene: Any, built: tuple, at: int, run_time: float = 0.6) -> None:
     parts, made, band = built
     band = room(scene, parts, [made], band)
     in_turn(scene, parts[:at], run_time=run_time)
-    derive.grid_made(scene, parts[at], made, band, run_time)
+    grid_made(scene, parts[at], made, band, run_time)
     in_turn(scene, parts[at + 1:], run_time=run_time)
 
 
 def transposed(scene: Any, parts: list) -> None:
     """[source tagged, link, target tagged, lines]: the source grid, then the target's first column
-    slides over from the source's first row (the rest of the target at once), then the lines."""
+    slides over from the source's first row (the rest of the target swept in), then the lines."""
     left, link, right, lines = parts
     lin, mine = left[0], right[0]
     scene.play(Appear(left))
     shell, rest = derive.split(scene.book, mine, [(j, 0) for j in range(mine.n_rows)])
     scene.play(Appear(link), Appear(shell), Appear(right[1]))
     derive.slide(scene, [(mine.entries[j][0], lin.entries[0][j]) for j in range(mine.n_rows)], op="transpose")
-    scene.play(Appear(rest), run_time=0.6)
+    sweep(scene, rest)
     scene.play(Appear(lines))
 
 

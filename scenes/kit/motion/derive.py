@@ -241,15 +241,6 @@ def split(book: NumberBook, grid: Any, first: Sequence[tuple[int, int]] = ()) ->
     return shell, rest
 
 
-def grid_made(scene: Any, grid: Any, d: Derivation | None, band: Band | None, run_time: float = 0.6) -> None:
-    """A grid: its frame, one entry derived (when there is room), then the rest at once."""
-    shell, rest = split(scene.book, grid, [d.cell] if d is not None and band is not None else [])
-    scene.play(Appear(shell), run_time=run_time)
-    if d is not None and band is not None:
-        derive(scene, d, band)
-    scene.play(Appear(rest), run_time=run_time)
-
-
 def grid_slid(scene: Any, grid: Any, moves: list, op: str, *with_shell: Mobject) -> None:
     """A grid whose entries are copies: its frame (with `with_shell`), then the entries slide in."""
     every = [(i, j) for i in range(grid.n_rows) for j in range(grid.n_cols)]

@@ -145,6 +145,7 @@ class ClipScene(Continuity, Scene):
         self.leave([m for m in self.mobjects if m not in (self.title_mob, self._caption, *keep)])
 
     def play(self, *args: Any, run_time: float | None = None, **kwargs: Any) -> None:
+        self.morphed(args)
         if self._pending or self._leaving:
             return self._transition(list(args), run_time, **kwargs)
         if self._standing:

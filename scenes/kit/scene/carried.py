@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from manim import ReplacementTransform
 from manim.animation.animation import prepare_animation
 
 from scenes.kit.draw.anim import Vanish
@@ -39,6 +40,14 @@ class Continuity:
         if self._leaving:
             self._toward.append(page)
 
+    def with_next(self, *anims: Any) -> None:
+        """Play these with the next play where a transition waits for it (a heading that comes with
+        the board it heads), else now."""
+        if self._leaving or self._pending:
+            self._pending += [prepare_animation(a) for a in anims]
+        else:
+            self.play(*anims)
+
     def cut(self) -> None:
         """This step is a new picture on purpose: recorded as "cut" at its end (one a clip)."""
         self._cut = True
@@ -56,7 +65,7 @@ class Continuity:
                    and not any(id(f) in touched for f in m.get_family())]
         on_screen = {id(f) for m in self.mobjects for f in m.get_family()}
         later = [f for page in self._toward for f in page.get_family() if id(f) not in on_screen]
-        pairs = carry.matched(self.book, leaving, carry.introduced(anims) + later)
+        pairs = carry.matched(self.book, leaving, carry.introduced([*self._pending, *anims]) + later)
         self._landed.update((id(new), self.book.meta[id(new)]["label"]) for _, new in pairs)
         legs = [carry.Leg(old, new) for old, new in pairs] if not self.fast else []
         moves = [leg.start(self) for leg in legs]
@@ -66,9 +75,17 @@ class Continuity:
         self._pending, self._leaving, self._toward = [], [], []
         if together:
             self._play_now(together)
-        for leg in carry.arrived(self._standing, anims):
+        for leg in carry.arrived(self._standing, [*together]):
             leg.land(self)
             self._standing.remove(leg)
+
+    def morphed(self, anims: Any) -> None:
+        """A clip's own ReplacementTransform carries too: the target's items take the labels of
+        the items they morph from."""
+        for a in carry.flat([a for a in anims if isinstance(a, ReplacementTransform)]):
+            if isinstance(a, ReplacementTransform) and a.target_mobject is not None:
+                pairs = carry.matched(self.book, [a.mobject], [a.target_mobject])
+                self._landed.update((id(new), self.book.meta[id(new)]["label"]) for _, new in pairs)
 
     def settle(self) -> None:
         """At a step's end every carried item shows where its copy stands."""

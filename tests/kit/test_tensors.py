@@ -69,9 +69,23 @@ def test_every_id_moves_to_its_own_new_place():
     book = NumberBook()
     old, new = TensorView(book, "split", SPLIT), TensorView(book, "transposed", TRANSPOSED)
     pairs = [(a.mobject, a.target_mobject) for a in morph(old, new) if isinstance(a, ReplacementTransform)]
-    assert len(pairs) == SPLIT.size
+    ids = [p for p in pairs if p[0] in old.texts.values()]
+    assert len(ids) == SPLIT.size
     for n in SPLIT.flat:
-        assert (old.texts[n], new.texts[n]) in pairs
+        assert (old.texts[n], new.texts[n]) in ids
+
+
+def test_a_header_of_both_layouts_moves_the_others_fade():
+    """split and transposed share the headers of their first axes' blocks: those move (carried), the
+    rest fade out and in."""
+    book = NumberBook()
+    old, new = TensorView(book, "split", SPLIT), TensorView(book, "transposed", TRANSPOSED)
+    label = lambda m: book.meta[id(m)]["label"]
+    anims = morph(old, new)
+    moved = [(label(a.mobject), label(a.target_mobject)) for a in anims
+             if isinstance(a, ReplacementTransform) and a.mobject in old.headers]
+    shared = {label(h) for h in old.headers} & {label(h) for h in new.headers}
+    assert moved and all(a == b for a, b in moved) and {a for a, _ in moved} == shared
 
 
 class Scene:

@@ -221,7 +221,7 @@ class Dropout(ClipScene):
         board = VGroup(left, middle, right).arrange(RIGHT, buff=0.7, aligned_edge=UP)
         mode = self.mode_line()
         room = Area(content_width(), height=TOP_Y - style.CONTENT_BOTTOM - 0.45, most=1.15)
-        tables.under(mode, board, room, buff=0.3)
+        self.toward(tables.under(mode, board, room, buff=0.3))
         heights = [regrown(bars, r.checkpoint_means[-1], means, unit) for means in r.checkpoint_means]
         self.play(Appear(mode), Appear(left), Appear(middle.row(0)))
         pointer = middle.band([1])

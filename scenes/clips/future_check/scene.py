@@ -163,7 +163,7 @@ class FutureCheck(ClipScene):
         off = slots["future_grad_off"]
         off_line = (note(book, "关掉掩码：未来位置的梯度范数最大为 {}", off, color=style.MASK)
                     if r.future_grad_off > 0 else note(book, "关掉掩码：未来位置的梯度这次也是 {}", off))
-        one_under_another(loss, head, charts, off_line, buff=0.35, most=1.2, left=False)
+        self.toward(one_under_another(loss, head, charts, off_line, buff=0.35, most=1.2, left=False))
         self.play(Appear(loss), Appear(head))
         self.play(*[Create(c[0]) for c in charts], *[Appear(c[2]) for c in charts])
         self.play(*[FadeIn(bar, shift=UP * 0.2) for c in charts for bar in c[1]])

@@ -47,8 +47,12 @@ def tell(scene: Any, caption: str, narration: str, **slots: Shown) -> None:
 
 def in_turn(scene: Any, parts: Sequence[Mobject], together: Sequence[int] | None = None,
             run_time: float | None = None, pause: float = 0.0) -> None:
-    """Parts appearing in turn: one at a time, or `together` of them in each play (then `pause`)."""
+    """Parts appearing in turn: one at a time, or `together` of them in each play (then `pause`);
+    the board before gives way to all of them (what it shares with any is carried there)."""
     n = 0
+    if hasattr(scene, "toward"):
+        for p in parts:
+            scene.toward(p)
     for count in together or [1] * len(parts):
         scene.play(*[Appear(p) for p in parts[n:n + count]], run_time=run_time)
         if pause:

@@ -113,9 +113,14 @@ class TensorView:
 
 def morph(old: TensorView, new: TensorView,
           frames: Iterable[tuple[Mobject, Mobject]] = ()) -> list[Animation]:
-    """Move every id from its place in `old` to its place in `new` (and the frames with it)."""
-    anims: list[Animation] = [Vanish(old.box_group), Vanish(old.headers), Appear(new.box_group),
-                              Appear(new.headers)]
+    """Move every id from its place in `old` to its place in `new` (and the frames with it); a
+    header of both layouts (the same label) moves too, the others fade out and in."""
+    label = lambda m: old.book.meta.get(id(m), {}).get("label")
+    kept = {label(h): h for h in old.headers}
+    pairs = [(kept.pop(label(h)), h) for h in new.headers if label(h) in kept]
+    coming = [h for h in new.headers if h not in {b for _, b in pairs}]
+    anims: list[Animation] = [Vanish(old.box_group), *[Vanish(h) for h in kept.values()], Appear(new.box_group),
+                              *[Appear(h) for h in coming], *[ReplacementTransform(a, b) for a, b in pairs]]
     anims += [ReplacementTransform(old.texts[n], new.texts[n]) for n in old.texts]
     anims += [ReplacementTransform(a, b) for a, b in frames]
     return anims

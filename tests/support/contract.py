@@ -281,7 +281,8 @@ def colour_problems(manifest, expected=None, marks=None, roles=None):
     mask colour and a NaN cell in its grey, and the mask colour on no other cell but the oracle's
     hidden ones; each grid entry, axis label and text the oracle names (roles: {"entries": {label:
     role}, "grids": {name: role}, "entry_default": role, "axes": {(grid, axis): role or {index: role}},
-    "texts": {text: role}, "step_texts": {step: {text: role}}}) in that role, and every other grid entry in the text colour unless a
+    "texts": {text: role}, "step_texts": {step: {text: role}}, "numbers": {label: role}, a number
+    drawn in that role where it stands and in it or the text colour where it is copied}) in that role, and every other grid entry in the text colour unless a
     hidden mark covers it (a hidden zero takes its frame's colour)."""
     expected, marks, roles = expected or {}, marks or {}, roles or {}
     hidden = set(marks.get("hidden", ())) | set(marks.get("unchanged", ()))
@@ -317,6 +318,14 @@ def colour_problems(manifest, expected=None, marks=None, roles=None):
                 want = "text"
             if want is not None and role != want:
                 out.append(f"{name} {it['text']!r} is drawn in {role}, the oracle says {want}")
+        drawn = defaultdict(list)
+        for it in st["items"]:
+            if it["kind"] == "number" and it["label"] in roles.get("numbers", {}):
+                drawn[it["label"]].append(it["role"])
+        for label, got in drawn.items():       # one of its items in the role, any other a copy in text
+            want = roles["numbers"][label]
+            if want not in got or any(r not in (want, "text") for r in got):
+                out.append(f"step {n}: number {label!r} is drawn in {sorted(set(got))}, the oracle says {want}")
     return out
 
 

@@ -7,6 +7,7 @@ inputs drawn at the limits of the rules (tests/clips/test_contract.py runs both)
 import itertools
 import math
 import random
+import re
 
 import numpy as np
 import torch
@@ -127,3 +128,24 @@ def legal_inputs(rng: random.Random) -> dict:
         count = rng.choice([1, 8, 8, rng.randint(1, 8)])
         raw["masks"] = ",".join("".join(rng.choice("01") for _ in range(n)) for _ in range(count))
     return raw
+
+
+def roles(inputs):
+    """The colours of the masks and rows (tests/support/contract.py colour_problems): a mask's kept
+    bit in the text colour, its dropped bit in the mask colour; a row's kept entry in the value
+    colour, its dropped entry in the mask colour. In eval mode the chosen masks are ignored: their
+    rows are the original weights, kept (their bits are muted, except where step 5 applies the first
+    in train mode: not checked). A copy in a derivation may be text."""
+    train = inputs["mode"] == "train"
+    numbers = {}
+    for label, bit in oracle(inputs).items():
+        found = re.fullmatch(r"(chosen|table|sample)\[(\d+)\]\.mask\[(\d+)\]", label)
+        if not found:
+            continue
+        kind, k, i = found.groups()
+        chosen = kind == "chosen"
+        if train or not chosen:       # eval mode mutes the chosen masks, save the one step 5 applies
+            numbers[label] = "text" if bit else "mask"
+        if kind != "sample":
+            numbers[f"{kind}[{k}].row[{i}]"] = "value" if bit or (chosen and not train) else "mask"
+    return {"numbers": numbers}

@@ -135,3 +135,11 @@ def legal_inputs(rng: random.Random) -> dict:
     seed = rng.choice([0, 2**31 - 1, rng.randint(0, 2**31 - 1)])
     return {"shape": f"{b},{t},{d}", "heads": str(heads), "prefix": str(prefix), "delta": delta,
             "seed": str(seed), "dropout": p}
+
+
+def roles(inputs):
+    """The colours the oracle gives (tests/support/contract.py colour_problems): how far each
+    position was pushed, in the text colour before the prefix's end and in the mask colour for the
+    future positions the perturbation changes."""
+    (b, t, _), prefix = inputs["shape"], inputs["prefix"]
+    return {"numbers": {f"push[{i}][{j}]": "mask" if j >= prefix else "text" for i in range(b) for j in range(t)}}

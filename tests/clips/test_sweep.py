@@ -2,11 +2,17 @@
 grid lands in a sweep (scenes/kit/motion/sweep.py), each entry with its sources lit, and its record
 says which (tests/support/derivations.sweep_problems: lit = recorded = compute's provenance, which
 each clip's derivation test checks against torch's Jacobian, where on screen). Planted: a swept
-entry lighting the wrong source, and a grid whose rest appears at once."""
+entry lighting the wrong source, and a grid whose rest appears at once.
+
+Motion is proven like numbers: every copy flying into an expression records where it leaves
+from (label, box), every carried item the label and box its flight left (`flown_from`); each
+start is checked against the term it names, each landing against the label of its place at the
+step's end (flight_problems). Planted: copies flying from their sources in reverse order, a
+carried grid whose entries land one cell off."""
 import pytest
 
 from conftest import build
-from support.derivations import derivations, sweep_problems, swept
+from support.derivations import derivations, flight_problems, sweep_problems, swept
 
 CLIPS = ("weighted-average", "score-grid", "causal-mask", "exercises")   # the clips whose grids are made
 
@@ -60,3 +66,38 @@ def test_a_grid_whose_rest_appears_at_once_is_caught(monkeypatch):
                         scene.play(Appear(rest), *also, run_time=run_time))
     grids = made_grids(build("weighted-average").manifest())
     assert any(left for _, left in grids.values()), grids
+
+
+# -- motion proven like numbers: where each flight starts
+@pytest.mark.parametrize("clip", CLIPS)
+def test_every_flight_starts_at_its_own_source(clip):
+    m = build(clip).manifest()
+    assert any(f for r in derivations(m) for f in r["derivation"].get("flights", ())), f"{clip}: no flights"
+    assert flight_problems(m) == []
+
+
+def test_copies_flying_from_their_sources_in_reverse_order_are_caught(monkeypatch):
+    from scenes.kit.motion import derive
+    right = derive.starts
+
+    def reversed_numbers(d, here):
+        found = right(d, here)
+        order = [n for n, s in enumerate(found) if s is not None]
+        backwards = dict(zip(order, reversed([found[n] for n in order])))
+        return [backwards.get(n) for n in range(len(found))]
+    monkeypatch.setattr(derive, "starts", reversed_numbers)
+    problems = flight_problems(build("causal-mask").manifest())
+    assert any("flies from" in p for p in problems), problems
+
+
+def test_a_carried_grid_landing_one_cell_off_is_caught(monkeypatch):
+    """The matched transition pairs each old entry with the next new one."""
+    from scenes.kit.motion import carry
+    right = carry.matched
+
+    def one_off(book, leaving, incoming):
+        pairs = right(book, leaving, incoming)
+        return list(zip([a for a, _ in pairs], [b for _, b in pairs][1:] + [b for _, b in pairs][:1]))
+    monkeypatch.setattr(carry, "matched", one_off)
+    problems = flight_problems(build("causal-mask").manifest())
+    assert any("landed from" in p for p in problems), problems

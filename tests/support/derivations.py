@@ -64,6 +64,23 @@ def swept(manifest):
     return {r["label"]: r for r in derivations(manifest) if r["derivation"].get("motion") == "sweep"}
 
 
+def flight_problems(manifest):
+    """Every copy that flies into an expression leaves from the number its term names (a copy from
+    a row's name, a text, is the name's own); every carried item's flight left from an item with
+    its own label (the layout record's `flown_from`)."""
+    out = []
+    for rec in derivations(manifest):
+        for f in rec["derivation"].get("flights", ()):
+            if f["kind"] == "number" and f["from"] != f["term"]:
+                out.append(f"{rec['label']}: its copy of {f['term']} flies from {f['from']} {f['box']}")
+    for st in manifest["layout"]:
+        for it in st["items"]:
+            start = it.get("flown_from")
+            if start is not None and start["label"] != it["label"]:
+                out.append(f"step {st['step']}: {it['label']} landed from {start['label']} {start['box']}")
+    return out
+
+
 def sweep_problems(manifest):
     """Each swept entry lit exactly its sources (the manifest's `from`, compute's provenance, which the
     clips' tests check against torch's Jacobian) that were on screen at its step's end, and said

@@ -31,7 +31,7 @@ from scenes.kit.text import style
 from scenes.kit.draw.anim import Appear, Vanish
 from scenes.kit.motion.expressions import SIZE, Derivation, Term, draw, record
 from scenes.kit.text.glyphs import NumberText
-from scenes.kit.text.layout import snapshot
+from scenes.kit.text.layout import box as layout_box, snapshot
 from scenes.kit.text.numbers import NumberBook
 from scenes.kit.page.page import Area, Page, needed, plan
 
@@ -154,11 +154,14 @@ def derive(scene: Any, d: Derivation, band: Band) -> VGroup:
     gone = list(band.shown) if band.shown is not None else []
     scene.play(*[Vanish(m) for m in gone], *[Appear(m) for m in lights],
                *([Appear(box)] if id(box) not in here else []), run_time=style.DERIVE_LIGHT * pace)
-    moves = []
-    for mob, p in zip(expr[:-1], d.pieces[:-1]):
-        start = p.at if isinstance(p, Term) and p.at is not None and id(p.at) in here else None
+    moves, flights = [], []
+    for mob, p, start in zip(expr[:-1], d.pieces[:-1], starts(d, here)):
         match = start is not None and book.meta.get(id(start), {}).get("kind") == "number"
         moves.append(Appear(mob) if start is None else AnimationGroup(Fly(mob, start, match), Appear(mob)))
+        if start is not None:          # where each copy leaves from, for the record
+            meta = book.meta.get(id(start), {})
+            flights.append({"term": p.label, "from": meta.get("label"), "kind": meta.get("kind"),
+                            "box": layout_box(start)})
     scene.play(LaggedStart(*moves, lag_ratio=LAG), run_time=seconds(len(d.terms()), scene.pace))
     scene.play(Appear(result), run_time=style.DERIVE_RESULT * pace)
     entry = d.grid.entries[i][j]
@@ -174,8 +177,13 @@ def derive(scene: Any, d: Derivation, band: Band) -> VGroup:
     if rec is not None:
         rec["derivation"] = {"step": book.step, "op": d.op, "shows": d.shows(),
                              "with": [t.label for t in d.terms() if not t.source], "expression": d.text(),
-                             "where": band.where, "shorter": d.shorter}
+                             "where": band.where, "shorter": d.shorter, "flights": flights}
     return expr
+
+
+def starts(d: Derivation, here: set[int]) -> list[Mobject | None]:
+    """Where each piece's copy flies from: its term's own mobject, where on screen (else it appears)."""
+    return [p.at if isinstance(p, Term) and p.at is not None and id(p.at) in here else None for p in d.pieces[:-1]]
 
 
 def light(book: NumberBook, spot: Mobject, covers: list[str] | None, color: str,

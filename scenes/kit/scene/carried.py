@@ -2,7 +2,8 @@
 
 An item (a number or label in the layout record) is carried when the mobject showing it was on
 screen with the same label at the previous step's end, or when the step's matched transition
-landed a flight from that label's item on it (kit/motion/carry.py); every other item is new.
+landed a flight from that label's item on it (kit/motion/carry.py; `flown_from`: the label and box
+the flight left from); every other item is new.
 The step where the picture changes on purpose says so (`cut`).
 """
 from __future__ import annotations
@@ -14,7 +15,7 @@ from manim.animation.animation import prepare_animation
 
 from scenes.kit.draw.anim import Vanish
 from scenes.kit.motion import carry
-from scenes.kit.text.layout import visible
+from scenes.kit.text.layout import box, visible
 
 
 class Continuity:
@@ -27,7 +28,7 @@ class Continuity:
         self._leaving: list[Any] = []        # the board that gives way to it
         self._toward: list[Any] = []         # the page the next play begins to bring
         self._standing: list[carry.Leg] = []  # copies landed where an item not yet shown will be
-        self._landed: dict[int, str] = {}    # id -> label: items a flight landed on this step
+        self._landed: dict[int, tuple[str, list]] = {}   # id -> the label and box a flight left from
         self._cut = False
 
     def leave(self, mobs: Any) -> None:
@@ -66,7 +67,7 @@ class Continuity:
         on_screen = {id(f) for m in self.mobjects for f in m.get_family()}
         later = [f for page in self._toward for f in page.get_family() if id(f) not in on_screen]
         pairs = carry.matched(self.book, leaving, carry.introduced([*self._pending, *anims]) + later)
-        self._landed.update((id(new), self.book.meta[id(new)]["label"]) for _, new in pairs)
+        self.flown(pairs)
         legs = [carry.Leg(old, new) for old, new in pairs] if not self.fast else []
         moves = [leg.start(self) for leg in legs]
         self._standing += legs
@@ -85,7 +86,11 @@ class Continuity:
         for a in carry.flat([a for a in anims if isinstance(a, ReplacementTransform)]):
             if isinstance(a, ReplacementTransform) and a.target_mobject is not None:
                 pairs = carry.matched(self.book, [a.mobject], [a.target_mobject])
-                self._landed.update((id(new), self.book.meta[id(new)]["label"]) for _, new in pairs)
+                self.flown(pairs)
+
+    def flown(self, pairs: Any) -> None:
+        """Each new item of `pairs` was reached from its old one: where that started (label, box)."""
+        self._landed.update((id(new), (self.book.meta[id(old)]["label"], box(old))) for old, new in pairs)
 
     def settle(self) -> None:
         """At a step's end every carried item shows where its copy stands."""
@@ -131,7 +136,10 @@ def mark_carried(scene: Any, record: dict) -> dict:
             continue
         now[i] = item["label"]
         if scene.layout:                     # a previous step to carry from
-            item["carried"] = before.get(i) == item["label"] or scene._landed.get(i) == item["label"]
+            start = scene._landed.get(i)
+            item["carried"] = before.get(i) == item["label"] or (start is not None and start[0] == item["label"])
+            if start is not None:          # where its flight started: the label and box it left
+                item["flown_from"] = {"label": start[0], "box": start[1]}
     if scene._cut:
         record["cut"] = True
     scene._ended_with, scene._landed, scene._cut = now, {}, False

@@ -146,9 +146,7 @@ class ClipScene(Continuity, Scene):
 
     def play(self, *args: Any, run_time: float | None = None, **kwargs: Any) -> None:
         self.morphed(args)
-        if self._pending or self._leaving:
-            return self._transition(list(args), run_time, **kwargs)
-        if self._standing:
+        if not self._joined and (self._pending or self._leaving or self._standing):
             return self._transition(list(args), run_time, **kwargs)
         if not self.fast:
             if run_time is not None:

@@ -30,6 +30,7 @@ class Continuity:
         self._standing: list[carry.Leg] = []  # copies landed where an item not yet shown will be
         self._landed: dict[int, tuple[str, list]] = {}   # id -> the label and box a flight left from
         self._cut = False
+        self._joined = False                 # playing a transition's animations together
 
     def leave(self, mobs: Any) -> None:
         """These leave with the next play: what it brings with their labels takes their place
@@ -74,8 +75,12 @@ class Continuity:
         fades = [Vanish(m, run_time=carry.fade_time(anims)) for m in leaving]
         together = [*self._pending, *fades, *moves, *anims]
         self._pending, self._leaving, self._toward = [], [], []
-        if together:
-            self._play_now(together)
+        if together:                        # one play, through the scene's own play like any other
+            self._joined = True
+            try:
+                self.play(*together)
+            finally:
+                self._joined = False
         for leg in carry.arrived(self._standing, [*together]):
             leg.land(self)
             self._standing.remove(leg)

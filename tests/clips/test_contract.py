@@ -38,14 +38,7 @@ def test_every_clip_has_an_oracle_module(clip):
     assert callable(getattr(rules, "oracle", None)) and callable(getattr(rules, "legal_inputs", None)), rules.__name__
 
 
-DIMMED_IN_WHITE = ("causal-mask's step 1 dims V's rows the tracked query cannot see with "
-                   "m.animate.set_opacity(0.3) on each cell (scenes/clips/causal_mask/five.py, lower): the "
-                   "cell's Rectangle has Manim's default fill, WHITE, so the dimmed cells are filled in white at "
-                   "0.3, a colour off the palette")
-
-
-@pytest.mark.parametrize("clip", [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=DIMMED_IN_WHITE))
-                                  if c == "causal-mask" else c for c in specs()])
+@pytest.mark.parametrize("clip", list(specs()))
 def test_every_cell_is_filled_in_a_colour_of_the_palette(clip):
     """A cell's fill (or, unfilled, its frame) says what it holds: the heat scale, the mask's red,
     NaN's grey, a grid line; never a colour the palette does not have (the book's inputs, the

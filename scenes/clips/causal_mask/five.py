@@ -192,8 +192,19 @@ class FiveSteps:
     def lower(self, band: Band | None) -> None:
         scene, hidden = self.scene, self.hidden
         scene.play(Appear(self.seen), Appear(self.note))
-        dim = [self.v.row(j) for j in range(len(hidden)) if hidden[j]] if len(self.v) else []
-        self.fill(self.out, self.output[0], band, *[m.animate.set_opacity(0.3) for m in dim])
+        rows = [j for j in range(len(hidden)) if hidden[j]] if len(self.v) else []
+        self.fill(self.out, self.output[0], band, *[a for j in rows for a in dimmed(self.v, j)])
+
+
+def dimmed(grid: MatrixGrid, row: int) -> list:
+    """A row the query cannot see, seen through: its entries and frames at 0.3 opacity (a cell
+    with no fill keeps none: Manim's default fill under it is white)."""
+    out = []
+    for j in range(grid.n_cols):
+        box = grid.box(row, j)
+        out.append(grid.entry(row, j).animate.set_opacity(0.3))
+        out.append(box.animate.set_stroke(opacity=0.3).set_fill(opacity=min(box.get_fill_opacity(), 0.3)))
+    return out
 
 
 def five_steps(scene) -> list[Page]:

@@ -31,8 +31,10 @@ def differences(ours, theirs, clip):
     for name in (f"{clip}.numbers.json", f"{clip}.srt", f"{clip}.script.md", f"{clip}.html"):
         if (ours / name).read_bytes() != (theirs / name).read_bytes():
             found.append(name)
-    mine = sorted(p.name for p in (ours / f"{clip}.sections").iterdir())
-    if mine != sorted(p.name for p in (theirs / f"{clip}.sections").iterdir()):
+    def made(folder):          # the step videos and their index (a deck adds its stills beside them)
+        return sorted(p.name for p in (folder / f"{clip}.sections").iterdir() if p.suffix in (".mp4", ".json"))
+    mine = made(ours)
+    if mine != made(theirs):
         found.append(f"{clip}.sections: {mine}")
     else:
         found += [f"{clip}.sections/{n}" for n in mine

@@ -1,5 +1,5 @@
-"""How the lab page edits each option, and what a click on the still edits: declared here as
-data, once per clip option, never as page code. The page draws a widget per kind; the server
+"""How the lab page edits each option, and what a click on the still edits: declared as data
+(assets/lab/controls.json, beside the clips' words), once per clip option, never as page code. The page draws a widget per kind; the server
 turns a click on a still's manifest item into a new value of the option that item names.
 
 Kinds: matrix (a grid of cells; rows and columns within `rows`/`cols`), vector (one row of
@@ -15,64 +15,23 @@ them with (`{0}`, `{1}`: the field's indices); a clip without one lists every nu
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
+from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import numpy as np
 
 
-def matrix(rows: tuple[int, int] = (1, 8), cols: tuple[int, int] = (1, 8)) -> dict:
-    return {"kind": "matrix", "rows": list(rows), "cols": list(cols)}
-
-
-def vector(cols: tuple[int, int] = (1, 8), sep: str = " ") -> dict:
-    return {"kind": "vector", "cols": list(cols), "sep": sep}
-
-
-def slider(low: float, high: float, step: float = 1) -> dict:
-    return {"kind": "range", "low": low, "high": high, "step": step}
-
-
+TABLE = json.loads((Path(__file__).resolve().parents[3] / "assets" / "lab" / "controls.json").read_text("utf-8"))
 FLAG, TEXT = {"kind": "flag"}, {"kind": "text"}
-TOKENS = {"kind": "tokens", "cols": [0, 8], "sep": " "}     # words, one cell each (none: the clip's own names)
-SHAPE = vector((3, 3), ",")
-
-CONTROLS: dict[str, dict[str, dict]] = {
-    "weighted-average": {"x": matrix((2, 8)), "query": slider(0, 7), "tokens": TOKENS},
-    "score-grid": {"x": matrix(), "wq": matrix(), "wk": matrix(), "wv": matrix(), "q": matrix(), "k": matrix(),
-                   "v": matrix(), "seed": slider(0, 1000), "tokens": TOKENS},
-    "causal-mask": {"q": matrix(), "k": matrix(), "v": matrix(), "track": slider(0, 7), "no-scale": FLAG,
-                    "no-causal": FLAG, "diagonal": slider(0, 1), "cached": slider(0, 7), "tokens": TOKENS,
-                    "delta": slider(-100, 100, 0.5), "cache-view": slider(1, 5)},
-    "future-check": {"shape": SHAPE, "heads": slider(1, 12), "prefix": slider(1, 7), "delta": slider(-100, 100, 0.5),
-                     "seed": slider(0, 1000), "dropout": slider(0, 0.95, 0.05)},
-    "dropout": {"weights": vector((1, 6)), "p": slider(0, 0.95, 0.05),
-                "mode": {"kind": "choice", "values": ["train", "eval"]}, "masks": TEXT,
-                "samples": slider(1, 1000), "seed": slider(0, 1000)},
-    "multihead": {"shape": SHAPE, "heads": slider(1, 4), "track": TEXT, "wrong-merge": FLAG,
-                  "error-d": slider(1, 12), "error-heads": slider(2, 4)},
-    "implementation": {"shape": SHAPE, "heads": slider(1, 8), "seed": slider(0, 1000)},
-    "exercises": {"d-model": slider(1, 4096), "heads": slider(1, 64), "pause": slider(0, 30), "only": TEXT},
-}
-
-PICKS: dict[str, dict[str, list[tuple[str, str]]]] = {
-    "causal-mask": {"track": [(r"^(scores|scaled|masked|weights|mask|post_\w+|output)\[(?P<row>\d+)\]\[\d+\]$", "row"),
-                              (r"^row_sums\[(?P<row>\d+)\]$", "row")]},
-    "weighted-average": {"query": [(r"^scores\[(?P<row>\d+)\]\[\d+\]$", "row")]},
-    "dropout": {"masks": [(r"^chosen\[(?P<mask>\d+)\]\.mask\[(?P<bit>\d+)\]$", "flip")]},
-    "multihead": {"track": [(r"^(start|split|transposed|back|merged|wrong)(\[\d+\])+$", "text")]},
-}
-
-PANELS: dict[str, list[tuple[str, str]]] = {
-    "causal-mask": [("steps.scores", "scores[{0}][{1}]"), ("steps.scaled", "scaled[{0}][{1}]"),
-                    ("steps.masked", "masked[{0}][{1}]"), ("steps.weights", "weights[{0}][{1}]"),
-                    ("steps.row_sums", "row_sums[{0}]"), ("steps.output", "output[{0}][{1}]")],
-    "dropout": [("weights", "weights[{0}]"), ("weight_sum", "weight_sum"), ("rows", "chosen[{0}].row[{1}]"),
-                ("sums", "chosen[{0}].sum"), ("probs", "chosen[{0}].prob"), ("table.expected_sum", "expected_sum")],
-    "multihead": [(f"{name}", f"track.{name}[{{0}}]") for name in
-                  ("start", "split", "transposed", "back", "merged", "wrong")] + [("head_dim", "head_dim")],
-}
-DECIMALS = {"dropout": 6}     # as the clip draws them (4 elsewhere)
+CONTROLS: dict[str, dict[str, dict]] = TABLE["controls"]               # clip -> option -> its widget
+PICKS: dict[str, dict[str, list[tuple[str, str]]]] = {                 # clip -> option -> (pattern, action)
+    clip: {option: [(pattern, action) for pattern, action in rules] for option, rules in options.items()}
+    for clip, options in TABLE["picks"].items()}
+PANELS: dict[str, list[tuple[str, str]]] = {clip: [(path, template) for path, template in fields]
+                                            for clip, fields in TABLE["panels"].items()}
+DECIMALS: dict[str, int] = TABLE["decimals"]  # as the clip draws them (4 elsewhere)
 MOST_NUMBERS = 400           # a panel lists at most this many
 
 

@@ -246,4 +246,4 @@ def still_view(store: Store, key: str, step: int, ask: Ask | None = None) -> dic
     picks = controls.picks(ask.clip, shown, ask.given, ask.checked, holds(ask)) if ask else []
     return {"key": key, "png": f"/files/{key}/png", "numbers": numbers, "steps": steps, "step": step,
             "caption": steps[step - 1] if len(steps) >= step else "", "picks": picks,
-            "frame": manifest.get("frame", {"width": 14.222222222222221, "height": 8.0})}
+            "frame": manifest.get("frame", {"width": 8.0 * 16 / 9, "height": 8.0})}

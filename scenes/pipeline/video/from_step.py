@@ -13,6 +13,7 @@ renderer(first) is Manim's Cairo renderer writing through holds.HoldWriter, quie
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -73,7 +74,6 @@ def renderer(first: int) -> CairoRenderer:
 def section_video(folder: Path) -> tuple[Path, dict]:
     """The one step video a step job wrote in its NAME.sections/ and its index entry."""
     index = next(folder.glob("*.sections/*.json"))
-    import json
     entries = json.loads(index.read_text("utf-8"))
     if len(entries) != 1:
         raise RuntimeError(f"{index}: {len(entries)} step videos, one expected")

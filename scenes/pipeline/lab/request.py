@@ -16,6 +16,7 @@ from scenes.kit.text.style import format_number, manifest_value
 from scenes.pipeline.jobs.inputs import (LIMIT, MAX_TEXT, InputError, check, manifest_inputs, number, preset_data,
                                          preset_names, raw_inputs)
 from scenes.pipeline.lab import controls
+from scenes.pipeline.lab.captions import captions
 from scenes.pipeline.lab.jobs import Store
 from scenes.pipeline.jobs.registry import Clip, scene, specs
 
@@ -167,7 +168,9 @@ def bad_cell(value: Any) -> list[int] | None:
 
 def compute_view(ask: Ask) -> dict:
     """The compute package's numbers for the checked inputs (the clip's own compute, no scene,
-    no frame), the render.py line that reproduces them and the inputs as a preset file."""
+    no frame), the caption the data chooses for the step (lab/captions.py; None where the clip's
+    choice is not mirrored there), the render.py line that reproduces them and the inputs as a
+    preset file."""
     from scenes.kit.text.numbers import NumberBook
     cls = scene(ask.clip)
     stand_in = cls.__new__(cls)             # the clip's compute() reads only its inputs and a book
@@ -176,7 +179,10 @@ def compute_view(ask: Ask) -> dict:
     decimals = controls.DECIMALS.get(ask.clip, 4)
     numbers = [{"label": label, "value": manifest_value(value), "text": format_number(value, decimals)}
                for label, value in controls.numbers(ask.clip, result)]
-    return {"numbers": numbers, "command": command_line(ask), "preset": preset_of(ask), "inputs": ask.inputs}
+    said = captions(ask.clip, ask.checked, result, ask.lang)
+    caption = said[ask.step - 1] if said and ask.step <= len(said) else None
+    return {"numbers": numbers, "command": command_line(ask), "preset": preset_of(ask), "inputs": ask.inputs,
+            "caption": caption, "captions": said}
 
 
 @lru_cache(maxsize=None)

@@ -1,0 +1,163 @@
+"""The captions the data chooses, without Manim: for a clip's checked inputs and its compute
+result, each storyboard step's caption as the still shows it when the step is one board, in
+the page's language, filled as the NumberBook fills its slots (style.format_number, the
+catalogues). POST /api/compute answers with them, so the caption changes with the numbers.
+
+Each function below mirrors the choice its clip makes (the clip's name with "_" for "-"; the
+templates are the clip's words, assets/lang/zh/<clip>.json, or its inline ones, written here
+as there): tests/pipeline/test_lab_captions.py compares them with the built clips' captions.
+A step whose board is split over pages shows its parts' captions in the still; this one is
+the whole board's (and its first page's, but for causal-mask's third step).
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Callable
+
+from scenes.compute.masking import route_agreement
+from scenes.kit.text.lang import ENGLISH_COUNTS, SOURCE, tr, words
+from scenes.kit.text.style import format_number
+
+NUMBERED = re.compile(r"\{(\d+)\}")
+NAMED = re.compile(r"\{([a-z][a-z0-9_]*)\}")
+CJK_DIGITS = "零一二三四五六七八九十"
+CHOOSERS: dict[str, Callable[..., list[str]]] = {}
+
+
+class Slots:
+    """What a NumberBook would write into a caption's slots, as plain text, in one language."""
+
+    def __init__(self, lang: str) -> None:
+        self.lang = lang
+
+    def num(self, value: Any, decimals: int = 4) -> str:
+        return format_number(value, decimals)
+
+    def index(self, value: Any) -> str:
+        return format_number(int(value))
+
+    def word(self, value: int) -> str:
+        """A count as a word: "三" (zh), "three" (en), else digits (as NumberBook.word)."""
+        n = int(value)
+        if self.lang != SOURCE:
+            return ENGLISH_COUNTS[n] if self.lang == "en" and 0 <= n < len(ENGLISH_COUNTS) else self.index(n)
+        if not 0 <= n < 100:
+            return self.index(n)
+        tens, ones = divmod(n, 10)
+        return CJK_DIGITS[n] if n <= 10 else (("" if tens == 1 else CJK_DIGITS[tens]) + "十" +
+                                               (CJK_DIGITS[ones] if ones else ""))
+
+    def compose(self, template: str, *slots: str, **named: str) -> str:
+        """The template in this language with its slots filled ({} in order, {1} {0} reordered
+        by a translation, or {name})."""
+        said = tr(template, self.lang)
+        if named:
+            parts = NAMED.split(said)
+            return "".join(named[p] if k % 2 else p for k, p in enumerate(parts))
+        if NUMBERED.search(said):
+            order = [int(k) for k in NUMBERED.findall(said)]
+            pieces, slots = NUMBERED.split(said)[::2], tuple(slots[k] for k in order)
+        else:
+            pieces = said.split("{}")
+        return pieces[0] + "".join(str(s) + p for s, p in zip(slots, pieces[1:]))
+
+
+def chooses(fn: Callable[..., list[str]]) -> Callable[..., list[str]]:
+    CHOOSERS[fn.__name__.replace("_", "-")] = fn
+    return fn
+
+
+def captions(clip: str, inputs: dict, result: Any, lang: str) -> list[str] | None:
+    """Each step's caption for these checked inputs and compute result; None for a clip whose
+    choice is not mirrored here."""
+    chooser = CHOOSERS.get(clip)
+    return chooser(inputs, result, words(clip.replace("-", "_")), Slots(lang)) if chooser else None
+
+
+# ---------------------------------------------------------------- 4.4 causal mask (its parts.py, check.py)
+@chooses
+def causal_mask(i: dict, r: Any, said: dict, s: Slots) -> list[str]:
+    causal, t = i["causal"], r.track
+    tokens, p = i["tokens"], r.positions[r.track]
+    query = str(tokens[p]) if tokens and r.aligned else s.compose("q{}", s.index(int(p) if r.aligned else t))
+    one = s.index(1)
+    five = said["five"]["scale" if i["scale"] else "raw"]["causal" if causal else "open"]
+    case = "open" if not causal else "nan" if len(r.nan_rows) else "some" if r.steps.hides_any else "none"
+    mask = said["mask"][case][0]
+    mask_slots = {"row": s.index(r.nan_rows[0])} if case == "nan" else {"one": one}
+    verdict = s.compose(said["verdict"][r.verdict_on[t]][r.verdict_off[t]], query)
+    cache = s.compose(said["cache"]["causal" if causal else "open"], cached=s.index(r.cache.cached),
+                      seen=s.index(r.cache.visible[0]))
+    return [s.compose(five, query), s.compose(mask, **mask_slots), route(r, said, s, causal, one),
+            diagonal(r, said, s, causal), s.compose("因果性检查：只改 K、V 的最后一行；{}。", verdict), cache]
+
+
+def route(r: Any, said: dict, s: Slots, causal: bool, one: str) -> str:
+    """Step 3: nothing to zero, or how the renormalised route compares with the −∞ one."""
+    if not r.steps.hides_any:
+        return s.compose(said["route_none"]["causal" if causal else "open"])
+    cut = s.compose(said["shrink"][r.shrink_case], one=one)
+    gap = r.route_gap
+    agreement = route_agreement(gap)
+    if len(r.post.underflow_rows):
+        rows = r.post.underflow_rows
+        named = (s.compose("第 {} 行", s.index(rows[0])) if len(rows) == 1 else s.compose("{}行", s.word(len(rows))))
+        words_ = s.compose(said["route_words"]["underflow"], named)
+    elif agreement == "lost":
+        words_ = s.compose(said["route_words"]["lost"], s.num(gap))
+    else:
+        words_ = s.compose(said["route_words"][agreement])
+    return s.compose("另一条路：先 softmax 再把未来置零，{cut}；{route}。", cut=cut, route=words_)
+
+
+def diagonal(r: Any, said: dict, s: Slots, causal: bool) -> str:
+    """Step 4: the other choice of diagonal, and the row it leaves with no visible key."""
+    d = r.variant_diagonal
+    rows = r.variant_nan_rows if d == 0 else r.nan_rows
+    case = "nan" if len(rows) else "cached"
+    slots = {"diagonal": s.index(d), **({"row": s.index(rows[0])} if len(rows) else {})}
+    return s.compose(said["diagonal"][("open" if not causal else f"d{d}") + "." + case], **slots)
+
+
+# ---------------------------------------------------------------- 4.6 dropout (its scene.py, words.py)
+SIX = 6             # the dropout table's decimals
+
+
+@chooses
+def dropout(i: dict, r: Any, said: dict, s: Slots) -> list[str]:
+    one, zero = s.num(1, 0), s.num(0, 0)
+    total = s.num(r.table.expected_sum, SIX)
+    p_eff = s.num(r.p_eff, 0)
+    if r.mode == "eval":
+        masks = s.compose("评估模式有效 p = {}：不丢弃任何项，所选掩码不起作用，行保持原样。", p_eff)
+        every = s.compose("有效 p = {p_eff}：只有全保留的掩码概率为 {prob}，行和期望为 {expected_sum}。",
+                          p_eff=p_eff, expected_sum=total, prob=s.num(r.table.probs[0], SIX))
+    else:
+        masks = s.compose("保留项乘以 {one}/({one}−p)，丢弃项为 {zero}：{sums}", one=one, zero=zero,
+                          sums=sums_against_one(r, said, s, one))
+        every = s.compose("全部 {count} 个掩码按概率加权：每项的期望等于原权重，行和的期望为 {expected_sum}。",
+                          count=s.index(len(r.table.masks)), expected_sum=total)
+    eval_p = s.num(r.eval_p, 0)
+    last = (s.compose("评估模式关闭 dropout：有效 p = {p_eff}，权重保持原样；原先为 {zero} 的权重仍为 {zero}。",
+                      p_eff=eval_p, zero=zero) if r.zeros else
+            s.compose("评估模式关闭 dropout：有效 p = {p_eff}，权重保持原样，行和仍为 {eval_sum}。", p_eff=eval_p,
+                      eval_sum=s.num(r.eval_sum, SIX)))
+    return [s.compose("softmax 之后的一行权重：dropout 之前，行和为 {}。", s.num(r.weight_sum, SIX)), masks, every,
+            sampling(r, said, s), last]
+
+
+def sums_against_one(r: Any, said: dict, s: Slots, one: str) -> str:
+    drawn = [float(s.num(v, SIX).replace("\u2212", "-")) for v in r.sums]
+    kinds = tuple(w for w, hit in (("above", any(v > 1 for v in drawn)), ("below", any(v < 1 for v in drawn)),
+                                   ("equal", any(v == 1 for v in drawn))) if hit)
+    key = ",".join(kinds if len(kinds) > 1 else kinds + ("many" if len(drawn) > 1 else "one",))
+    return s.compose(said["sums"][key], one=one)
+
+
+def sampling(r: Any, said: dict, s: Slots) -> str:
+    table, last = said["sampling"], s.index(r.checkpoints[-1])
+    if r.all_kept:
+        return s.compose(table[r.mode + (",many" if len(r.sample_sums) > 1 else ",one")], draws=last)
+    if len(r.checkpoints) == 1 or r.checkpoint_gaps[-1] < r.checkpoint_gaps[0]:
+        return s.compose(table["once" if len(r.checkpoints) == 1 else "closer"])
+    return s.compose(table["gap"], draws=last, gap=s.num(r.checkpoint_gaps[-1], 4))

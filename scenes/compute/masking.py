@@ -5,6 +5,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from scenes.compute import provenance as sources
 from scenes.compute.scores import dot_scores, softmax, weighted_sum
 
 
@@ -245,3 +246,38 @@ def attention_param_count(d_model, qkv_bias=False):
     """Q, K, V projections plus the output projection (with bias): 4D^2 + D."""
     qkv = 3 * d_model * d_model + (3 * d_model if qkv_bias else 0)
     return qkv + d_model * d_model + d_model
+
+
+def provenance(r: CausalLesson, diagonal: int, cached: int, causal: bool) -> dict[str, sources.Source]:
+    """Where each number of the lesson comes from: the five steps (provenance.attention), each row's
+    sum, the other route (P over every key, the future zeroed, the rest over what is left: a row
+    with one visible key is 1, a row left with 0 is 0 / 0), the other diagonal's weights, and the
+    causality check's runs (the inputs' route is the drawn output) and their largest changes."""
+    s, post = r.steps, r.post
+    n_q, n_k, d_k, d_v = len(s.q), len(s.k), s.q.shape[1], s.v.shape[1]
+    out = sources.attention(n_q, n_k, d_k, d_v, s.hidden)
+    out.update(sources.row_sums("row_sums", "weights", n_q, n_k))
+    out.update(sources.softmax_rows("post_probs", "scaled", np.zeros((n_q, n_k), bool)))
+    out.update(sources.row_sums("post_row_sums", "post_zeroed", n_q, n_k))
+    for i, j in np.ndindex(n_q, n_k):
+        cell, empty, one = f"[{i}][{j}]", post.row_sums[i] == 0, int(np.sum(~s.hidden[i])) == 1
+        out["post_zeroed" + cell] = sources.Source("zero", ()) if s.hidden[i, j] else \
+            sources.Source("copy", ("post_probs" + cell,))
+        out["post_renormalised" + cell] = (sources.Source("divide", ("post_zeroed" + cell, f"post_row_sums[{i}]"))
+                                           if empty or not (s.hidden[i, j] or one) else
+                                           sources.Source("zero" if s.hidden[i, j] else "softmax", ()))
+    name = f"weights_diagonal{r.variant_diagonal}"
+    out.update(sources.softmax_rows(name, "scaled", r.variant.hidden))
+    out.update(sources.row_sums(f"row_sums_diagonal{r.variant_diagonal}", name, n_q, n_k))
+    on = causal_mask(n_q, n_k, diagonal, cached) != 0
+    for run, hidden, drawn in (("causal", on, causal), ("open", np.zeros_like(on), not causal)):
+        check = r.check_on if run == "causal" else r.check_off
+        out.update(sources.run(f"{run}_after", n_q, n_k, d_k, d_v, hidden, ("q", "k_changed", "v_changed")))
+        out.update({f"{run}_before[{i}][{c}]": sources.Source("copy", (f"output[{i}][{c}]",))
+                    for i, c in np.ndindex(n_q, d_v)} if drawn else
+                   sources.run(f"{run}_before", n_q, n_k, d_k, d_v, hidden))
+        with np.errstate(invalid="ignore"):
+            at = np.argmax(np.abs(check.after - check.before), axis=-1)
+        out.update({f"shift_{run}[{i}]": sources.Source(
+            "max abs difference", (f"{run}_before[{i}][{c}]", f"{run}_after[{i}][{c}]")) for i, c in enumerate(at)})
+    return out

@@ -10,7 +10,11 @@ by which operation. No Manim, no values: the structure of the maths only.
         output[i][c]  <- Σ_j weights[i][j]·v[j][c] (the visible j)
     head_layouts(layouts) -> {label: Source}: each id at each layout <- the same id at the layout
         it is made from (HEAD_STEPS: view, transpose and merge move numbers, they do not compute them)
+    run(name, n_q, n_k, d_k, d_v, hidden, names) -> name[i][c] <- the inputs (names: q, k, v) the
+        attention output of query i depends on, through those five steps (op "attention")
+    softmax_rows(name, of, hidden), row_sums(name, of, n_rows, n_cols): a row's softmax, its sum
     inputs_of(label, sources) -> the input labels (those with no source) a label depends on
+    flat(label, sources) -> the same, in the order the chain names them
 """
 from __future__ import annotations
 
@@ -30,22 +34,55 @@ def _cell(name: str, i: int, j: int) -> str:
     return f"{name}[{i}][{j}]"
 
 
-def attention(n_q: int, n_k: int, d_k: int, d_v: int, hidden: np.ndarray) -> dict[str, Source]:
-    """The five steps of the lab for every row (hidden[i][j]: key j is in query i's future)."""
+def attention(n_q: int, n_k: int, d_k: int, d_v: int, hidden: np.ndarray, names: tuple = ("q", "k", "v"),
+              prefix: str = "") -> dict[str, Source]:
+    """The five steps of the lab for every row (hidden[i][j]: key j is in query i's future); the
+    inputs called `names`, the steps' labels after `prefix`."""
     hidden = np.asarray(hidden, bool)
+    q, k, v = names
+    step = {n: prefix + n for n in ("scores", "scaled", "masked", "weights", "output")}
     out: dict[str, Source] = {}
     for i in range(n_q):
         visible = [j for j in range(n_k) if not hidden[i, j]]
         for j in range(n_k):
-            out[_cell("scores", i, j)] = Source("dot", tuple(
-                [_cell("q", i, r) for r in range(d_k)] + [_cell("k", j, r) for r in range(d_k)]))
-            out[_cell("scaled", i, j)] = Source("divide", (_cell("scores", i, j),))
-            out[_cell("masked", i, j)] = Source("mask", () if hidden[i, j] else (_cell("scaled", i, j),))
-            out[_cell("weights", i, j)] = Source("softmax", () if hidden[i, j] or len(visible) == 1 else
-                                                 tuple(_cell("masked", i, v) for v in visible))
+            out[_cell(step["scores"], i, j)] = Source("dot", tuple(
+                [_cell(q, i, r) for r in range(d_k)] + [_cell(k, j, r) for r in range(d_k)]))
+            out[_cell(step["scaled"], i, j)] = Source("divide", (_cell(step["scores"], i, j),))
+            out[_cell(step["masked"], i, j)] = Source("mask", () if hidden[i, j] else (_cell(step["scaled"], i, j),))
+        out.update(softmax_rows(step["weights"], step["masked"], hidden[i:i + 1], row=i))
         for c in range(d_v):
-            out[_cell("output", i, c)] = Source("weighted sum", tuple(
-                [_cell("weights", i, j) for j in visible] + [_cell("v", j, c) for j in visible]))
+            out[_cell(step["output"], i, c)] = Source("weighted sum", tuple(
+                [_cell(step["weights"], i, j) for j in visible] + [_cell(v, j, c) for j in visible]))
+    return out
+
+
+def softmax_rows(name: str, of: str, hidden: np.ndarray, row: int = 0) -> dict[str, Source]:
+    """name[i][j] <- the visible entries of[i][*] (none when hidden, and none when one is
+    visible: its weight is 1 whatever its score); the rows numbered from `row`."""
+    hidden = np.asarray(hidden, bool)
+    out: dict[str, Source] = {}
+    for n, line in enumerate(hidden):
+        i, visible = row + n, [j for j, h in enumerate(line) if not h]
+        for j, h in enumerate(line):
+            out[_cell(name, i, j)] = Source("softmax", () if h or len(visible) == 1 else
+                                            tuple(_cell(of, i, v) for v in visible))
+    return out
+
+
+def row_sums(name: str, of: str, n_rows: int, n_cols: int) -> dict[str, Source]:
+    """name[i] <- of[i][*]: each row's sum."""
+    return {f"{name}[{i}]": Source("sum", tuple(_cell(of, i, j) for j in range(n_cols))) for i in range(n_rows)}
+
+
+def run(name: str, n_q: int, n_k: int, d_k: int, d_v: int, hidden: np.ndarray,
+        names: tuple = ("q", "k", "v")) -> dict[str, Source]:
+    """name[i][c] <- the inputs the attention output [i][c] depends on (op "attention"; a row with
+    no visible key: a weighted sum of nothing, NaN)."""
+    chain = attention(n_q, n_k, d_k, d_v, hidden, names, prefix=name + ".")
+    out: dict[str, Source] = {}
+    for i, c in np.ndindex(n_q, d_v):
+        src = flat(_cell(name + ".output", i, c), chain)
+        out[_cell(name, i, c)] = Source("attention" if src else "weighted sum", src)
     return out
 
 
@@ -80,6 +117,24 @@ def inputs_of(label: str, sources: Mapping[str, Source]) -> set[str]:
         else:
             todo.extend(sources[here].sources)
     return found - {label} if label in sources else found
+
+
+def flat(label: str, sources: Mapping[str, Source]) -> tuple[str, ...]:
+    """inputs_of(label, sources), in the order the chain first names them."""
+    found: list[str] = []
+    seen: set[str] = set()
+
+    def walk(here: str) -> None:
+        for s in sources[here].sources:
+            if s in seen:
+                continue
+            seen.add(s)
+            if s in sources:
+                walk(s)
+            else:
+                found.append(s)
+    walk(label)
+    return tuple(found)
 
 
 def labels_of(name: str, shape: Iterable[int]) -> list[str]:

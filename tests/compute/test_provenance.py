@@ -102,3 +102,113 @@ def test_the_manifest_says_where_each_drawn_number_comes_from():
         derived = [r for r in records if r["label"].split("[")[0] in names]
         assert derived and all("from" in r and "op" in r for r in derived), clip
         assert all(s.split("[")[0] in names + inputs for r in derived for s in r["from"]), clip
+
+
+# ---------------------------------------------------------------- causal-mask's other numbers
+def name_of(base, idx):
+    return base + "".join(f"[{int(i)}]" for i in idx)
+
+
+def jacobian_pattern(fn, leaves, out):
+    """out[idx] -> the leaf labels with a derivative larger than rounding (NaN entries left out)."""
+    names = list(leaves)
+    value = fn(leaves)
+    jac = torch.autograd.functional.jacobian(lambda *xs: fn(dict(zip(names, xs))), tuple(leaves.values()))
+    found = {}
+    for idx in np.ndindex(*value.shape):
+        if not torch.isnan(value[idx]):
+            found[name_of(out, idx)] = {name_of(n, src) for n, d in zip(names, jac)
+                                        for src in zip(*np.nonzero(d[idx].abs().numpy() > 1e-12))}
+    return found
+
+
+def lesson_case(seed):
+    rng = random.Random(seed)
+    n_q, cached, d_k, d_v = rng.randint(1, 4), rng.randint(0, 2), rng.randint(1, 3), rng.randint(1, 3)
+    gen = torch.Generator().manual_seed(seed)
+    q, k, v = (torch.randn(n, d, generator=gen, dtype=torch.float64)
+               for n, d in ((n_q, d_k), (n_q + cached, d_k), (n_q + cached, d_v)))
+    return q, k, v, rng.choice((0, 1)), cached, rng.random() < 0.7
+
+
+def torch_attention(q, k, v, hidden):
+    """(outputs, weights), row by row: a row with no visible key is NaN made from nothing (its NaN
+    would leak into every derivative through the products)."""
+    outs, weights = [], []
+    for i in range(len(q)):
+        if hidden[i].all():
+            weights.append(torch.full((len(k),), torch.nan, dtype=q.dtype))
+            outs.append(torch.full((v.shape[1],), torch.nan, dtype=q.dtype))
+            continue
+        a = F.softmax((q[i] @ k.T / math.sqrt(q.shape[-1])).masked_fill(hidden[i], -torch.inf), dim=-1)
+        weights.append(a)
+        outs.append(a @ v)
+    return torch.stack(outs), torch.stack(weights)
+
+
+def lesson_problems(q, k, v, diagonal, cached, causal, sources):
+    """Each new number of causal-mask against torch: through its chain to Q, K, V (and K′, V′), or
+    to the step before it (P for the other route, A for a row's sum); a change's two outputs at the
+    feature torch.max picks."""
+    from scenes.compute import masking
+    r = masking.causal_lesson(q.numpy(), k.numpy(), v.numpy(), 0, True, causal, diagonal, cached)
+    n_q, n_k = len(q), len(k)
+    triu = lambda d: torch.ones(n_q, n_k, dtype=torch.bool).triu(d + cached)     # noqa: E731
+    mine, none = triu(diagonal), torch.zeros(n_q, n_k, dtype=torch.bool)
+    k2, v2 = k.clone(), v.clone()
+    k2[-1] += r.delta
+    v2[-1] += r.delta
+    qkv, changed = {"q": q, "k": k, "v": v}, {"q": q, "k_changed": k2, "v_changed": v2}
+    other = triu(r.variant_diagonal)
+    want = {}
+    want.update(jacobian_pattern(lambda t: torch_attention(t["q"], t["k"], t["v"], other)[1], qkv,
+                                 f"weights_diagonal{r.variant_diagonal}"))
+    want.update(jacobian_pattern(lambda t: torch_attention(t["q"], t["k"], t["v"], none)[1], qkv, "post_probs"))
+    runs = {"causal": mine, "open": none}
+    for run, hidden in runs.items():
+        for when, leaves in (("before", qkv), ("after", changed)):
+            want.update(jacobian_pattern(lambda t: torch_attention(*t.values(), hidden)[0], leaves, f"{run}_{when}"))
+    p = torch.tensor(r.post.probs)
+    hid = torch.tensor(r.steps.hidden)
+    zeroed = lambda t: t["post_probs"].masked_fill(hid, 0.0)                       # noqa: E731
+    want.update(jacobian_pattern(zeroed, {"post_probs": p}, "post_zeroed"))
+    want.update(jacobian_pattern(lambda t: zeroed(t).sum(-1), {"post_probs": p}, "post_row_sums"))
+    want.update(jacobian_pattern(lambda t: zeroed(t) / zeroed(t).sum(-1, keepdim=True), {"post_probs": p},
+                                 "post_renormalised"))
+    want.update(jacobian_pattern(lambda t: t["weights"].sum(-1), {"weights": torch.tensor(r.steps.weights)},
+                                 "row_sums"))
+    leaves = ("post_probs", "weights")
+    local = {label: s for label, s in sources.items() if label.startswith(("post_zeroed", "post_row", "post_ren", "row_sums["))}
+    found = [f"{label}: provenance {sorted(inputs_of(label, local if label in local else sources))}, torch {sorted(deps)}"
+             for label, deps in want.items()
+             if inputs_of(label, local if label in local else sources) != deps and not (
+                 label in local and {s.split("[")[0] for s in deps} - set(leaves))]
+    for run, check in (("causal", r.check_on), ("open", r.check_off)):
+        gap = (torch.tensor(check.after) - torch.tensor(check.before)).abs()
+        for i, c in enumerate(gap.max(dim=-1).indices):
+            if not torch.isnan(gap[i]).any():
+                deps = {f"{run}_before[{i}][{int(c)}]", f"{run}_after[{i}][{int(c)}]"}
+                if set(sources[f"shift_{run}[{i}]"].sources) != deps:
+                    found.append(f"shift_{run}[{i}]: provenance {sources[f'shift_{run}[{i}]'].sources}, torch {deps}")
+    return found
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_causal_masks_other_numbers_are_torchs_jacobian_pattern(seed):
+    from scenes.compute import masking
+    q, k, v, diagonal, cached, causal = lesson_case(seed)
+    r = masking.causal_lesson(q.numpy(), k.numpy(), v.numpy(), 0, True, causal, diagonal, cached)
+    sources = masking.provenance(r, diagonal, cached, causal)
+    assert lesson_problems(q, k, v, diagonal, cached, causal, sources) == []
+
+
+def test_a_wrong_dependency_of_the_other_route_is_caught():
+    """A future cell renormalised as if it were seen (zeroed / the row's sum): torch says it is 0."""
+    from scenes.compute import masking
+    q, k, v, diagonal, cached, causal = lesson_case(0)              # the mask on: a future key
+    r = masking.causal_lesson(q.numpy(), k.numpy(), v.numpy(), 0, True, causal, diagonal, cached)
+    wrong = dict(masking.provenance(r, diagonal, cached, causal))
+    i, j = map(int, np.argwhere(r.steps.hidden & (r.post.row_sums[:, None] > 0))[0])
+    wrong[f"post_renormalised[{i}][{j}]"] = Source("divide", (f"post_zeroed[{i}][{j}]", f"post_row_sums[{i}]"))
+    assert any(p.startswith(f"post_renormalised[{i}][{j}]") for p in lesson_problems(q, k, v, diagonal, cached,
+                                                                                      causal, wrong))

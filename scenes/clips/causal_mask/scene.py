@@ -7,7 +7,7 @@ from scenes.clips.causal_mask.parts import (AREA, WORDS, cache_grids, diagonal_w
                                             mask_say, route_grids, route_note, route_words, said,
                                             shrink_words)
 from scenes.clips.causal_mask.check import changed_inputs, check_note, check_say
-from scenes.compute import masking as compute, provenance
+from scenes.compute import masking as compute
 from scenes.kit.text import style
 from scenes.kit.draw.anim import Appear
 from scenes.kit.scene.base import ClipScene
@@ -64,8 +64,8 @@ class CausalMask(ClipScene):
     )
 
     def provenance(self) -> dict:
-        s = self.result.steps
-        return provenance.attention(len(s.q), len(s.k), s.q.shape[1], s.v.shape[1], s.hidden)
+        i = self.inputs
+        return compute.provenance(self.result, i["diagonal"], i["cached"], i["causal"])
 
     def compute(self) -> compute.CausalLesson:
         i = self.inputs

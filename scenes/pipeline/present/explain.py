@@ -22,12 +22,10 @@ from pathlib import Path
 from typing import Any, Callable
 
 from scenes.kit.text.lang import SOURCE, tr, words
+from scenes.pipeline.present.formulas import EXPRESSIONS, indices, joined
 
 SCRIPT = Path(__file__).with_name("explain.js")     # the page's code for it, inlined in the page
-INDEX = re.compile(r"\[(\d+)\]")
-LAST = re.compile(r"^(.*)\[\d+\]$")
 PLAIN = re.compile(r"^([a-z_]+)((?:\[\d+\])*)$")
-LONG = 12                                            # a list longer than this keeps 3, …, the last
 HOW = {"split": "view(B, T, H, d)", "transposed": "transpose(1, 2)", "back": "transpose(1, 2)",
        "merged": "reshape(B, T, D)", "wrong": "reshape(B, T, D)"}     # 4.7: provenance.HEAD_STEPS
 
@@ -38,117 +36,6 @@ def say(key: str, lang: str, **slots: Any) -> str:
     for part in key.split("."):
         node = node[part]
     return tr(node, lang).format(**{k: str(v) for k, v in slots.items()})
-
-
-def indices(label: str) -> list[int]:
-    return [int(k) for k in INDEX.findall(label)]
-
-
-def shortened(items: list[str]) -> list[str]:
-    return items if len(items) <= LONG else items[:3] + ["…"] + items[-1:]
-
-
-def joined(items: list[str], sep: str) -> str:
-    return sep.join(shortened(items))
-
-
-def groups(labels: list[str]) -> list[list[str]]:
-    """Labels grouped by what precedes their last index (q[1][*], k[0][*]), in order."""
-    out: dict[str, list[str]] = {}
-    for label in labels:
-        found = LAST.match(label)
-        out.setdefault(found.group(1) if found else label, []).append(label)
-    return list(out.values())
-
-
-def pairs(labels: list[str]) -> list[tuple[str, str]]:
-    """A dot product's or weighted sum's factors: the first half with the second (one group:
-    each with itself, as x1·x1)."""
-    parts = groups(labels)
-    if len(parts) == 1:
-        return [(a, a) for a in labels]
-    half = len(labels) // 2
-    return list(zip(labels[:half], labels[half:]))
-
-
-def own(label: str, sources: list[str]) -> str | None:
-    """The source at the result's own index (softmax's e^{s_j}, the mean's s_j)."""
-    mine = indices(label)
-    return next((s for s in sources if indices(s) == mine), None)
-
-
-# -- expressions: (with labels, with drawn values) from the sources' labels and texts
-Expression = Callable[[str, list[str], dict[str, str], dict], tuple[str, str]]
-
-
-def products(pairs_: list[tuple[str, str]], t: dict[str, str]) -> tuple[str, str]:
-    return (joined([f"{a}·{b}" for a, b in pairs_], " + "),
-            joined([f"{t[a]} · {t[b]}" for a, b in pairs_], " + "))
-
-
-def dot(label, src, t, m):
-    return products(pairs(src), t)
-
-
-def product(label, src, t, m):
-    factors = src if len(src) > 1 else src * 2
-    return " · ".join(factors), " · ".join(t[s] for s in factors)
-
-
-def divide(label, src, t, m):
-    if len(src) == 2:
-        return f"{src[0]} / {src[1]}", f"{t[src[0]]} / {t[src[1]]}"
-    if label == "scale":                                  # dropout's 1/(1−p)
-        return f"1 / (1 − {src[0]})", f"1 / (1 − {t[src[0]]})"
-    scale = m["records"].get("scale")
-    return f"{src[0]} / √dₖ", f"{t[src[0]]} / {scale['text'] if scale else '√dₖ'}"
-
-
-def exp(label, src, t, m):
-    return f"exp({src[0]})", f"exp({t[src[0]]})"
-
-
-def total(label, src, t, m):
-    return joined(src, " + "), joined([t[s] for s in src], " + ")
-
-
-def softmax(label, src, t, m):
-    mine = own(label, src)
-    if mine is None:
-        return f"softmax({joined(src, ', ')})", f"softmax({joined([t[s] for s in src], ', ')})"
-    return (f"exp({mine}) / Σ exp({joined(src, ', ')})",
-            f"exp({t[mine]}) / ({joined([f'exp({t[s]})' for s in src], ' + ')})")
-
-
-def mean_off(label, src, t, m):
-    mine = own(label, src) or src[0]
-    return f"{mine} − mean({joined(src, ', ')})", f"{t[mine]} − mean({joined([t[s] for s in src], ', ')})"
-
-
-def masked(label, src, t, m):
-    return f"{src[0]} + 0", f"{t[src[0]]} + 0"
-
-
-def gap(label, src, t, m):
-    two = pairs(src) if len(src) > 2 else [(src[0], src[-1])]
-    if len(two) == 1:
-        a, b = two[0]
-        return f"|{a} − {b}|", f"|{t[a]} − {t[b]}|"
-    return (f"max({joined([f'|{a} − {b}|' for a, b in two], ', ')})",
-            f"max({joined([f'|{t[a]} − {t[b]}|' for a, b in two], ', ')})")
-
-
-def largest(label, src, t, m):
-    return f"max({joined(src, ', ')})", f"max({joined([t[s] for s in src], ', ')})"
-
-
-def same(label, src, t, m):
-    return src[0], t[src[0]]
-
-EXPRESSIONS: dict[str, Expression] = {
-    "dot": dot, "product": product, "keep": product, "divide": divide, "exp": exp, "sum": total,
-    "softmax": softmax, "weighted sum": lambda label, src, t, m: products(pairs(src), t),
-    "subtract mean": mean_off, "mask": masked, "max abs difference": gap, "max": largest, "eval": same}
 
 
 # -- the rules for numbers without sources
@@ -211,6 +98,8 @@ def without_sources(label: str, rec: dict, m: dict, lang: str) -> tuple[str, str
         case = ("output" if op == "weighted sum" else "empty") if rec["value"] == "nan" else \
             ("hidden" if rec["value"] == 0 else "only")
         return "constant", say(f"weights.{case}", lang, label=label, text=text)
+    if op in words("explain")["fixed"]:                # a constant of the lesson, said what it is
+        return "constant", say("with", lang, label=label, text=text, why=say(f"fixed.{op}", lang))
     if op == "constant" or "const" in rec:
         return "constant", say("constant", lang, label=label, text=text)
     line = given(label, rec, m, lang)
@@ -224,6 +113,11 @@ def without_sources(label: str, rec: dict, m: dict, lang: str) -> tuple[str, str
     if isinstance(rec["value"], int) and rec.get("decimals") is None and len(at) == 1 and rec["value"] == at[0]:
         return "index", say("with", lang, label=label, text=text, why=say("index", lang, i=text))
     return "none", say("none", lang, label=label, text=text)
+
+
+def op_name(op: str, lang: str) -> str:
+    """An operation as the catalogue says it (explain.json's ops), else its own name."""
+    return say(f"ops.{op}", lang) if op in words("explain")["ops"] else op
 
 
 def note(label: str, rec: dict, m: dict, step: int, lang: str) -> dict:
@@ -248,7 +142,8 @@ def note(label: str, rec: dict, m: dict, step: int, lang: str) -> dict:
         lines = [f"{label} = {symbols} = {values} = {rec['text']}"]
     else:
         listed = joined([f"{s} = {texts[s]}" for s in named], ", ") or "…"
-        lines = [say("computed", lang, label=label, sources=listed, op=op), f"{label} = {rec['text']}"]
+        lines = [say("computed", lang, label=label, sources=listed, op=op_name(op, lang)),
+                 f"{label} = {rec['text']}"]
     if unseen:
         lines.append(say("unseen", lang, n=len(unseen), labels=joined(unseen, ", ")))
     return {"kind": "computed", "lines": lines, "sources": named, "unseen": unseen}

@@ -1,7 +1,8 @@
 """The caption the data chooses, at once: POST /api/compute answers each step's caption from the
 compute result and the catalogues alone (scenes/pipeline/lab/captions.py, no Manim), and it is the
 caption the built clip shows for those inputs (the dry run's manifest), in Chinese and English, for
-the book's inputs, every preset and inputs the oracle draws, wherever each step is one board."""
+the book's three labs (4.4 causal mask, 4.6 dropout, 4.7 multihead): the book's inputs, every
+preset and inputs the oracle draws, wherever each step is one board."""
 import json
 import random
 import subprocess
@@ -16,7 +17,7 @@ from scenes.pipeline.lab import captions as chosen
 from scenes.pipeline.lab.request import Ask, compute_view, field_text
 from support.shared_builds import shared_build
 
-CLIPS = ("causal-mask", "dropout")
+CLIPS = ("causal-mask", "dropout", "multihead")
 
 
 def cases(clip, drawn):
@@ -95,11 +96,16 @@ r = masking.causal_lesson(q, q, q, 1, True, True, 1, 0, 10.0, 3)
 i = {"causal": True, "scale": True, "tokens": None}
 d = dropout.dropout_lesson(np.array([0.2, 0.3, 0.5]), 0.5, "train",
                            [np.array(m, bool) for m in ([1, 0, 1], [0, 1, 0], [0, 0, 1], [0, 0, 0])], 200, 0)
+from scenes.compute import heads
+h = heads.track_element((1, 3, 4), 2, 2)
+m = {"shape": (1, 3, 4), "heads": 2, "wrong_merge": False, "error_d": 5, "error_heads": 2}
 print(captions("causal-mask", i, r, "en")[4]); print(captions("dropout", {}, d, "zh")[0])
+print(captions("multihead", m, h, "zh")[4])
 assert "manim" not in sys.modules, "manim imported"
 """
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [
         "Causality check: change only the last row of K and V; q1's output is unchanged with the mask but "
-        "changes without it.", "softmax 之后的一行权重：dropout 之前，行和为 1.000000。"]
+        "changes without it.", "softmax 之后的一行权重：dropout 之前，行和为 1.000000。",
+        "对照：不换回就直接 reshape，e2 会错到 [0, 1, 2]。"]

@@ -18,6 +18,7 @@ import pytest
 from conftest import ROOT, inputs_for
 from scenes.kit.text.lang import has_cjk
 from support.browser import page_state, wait_for as wait
+from support.causal_mask_oracle import oracle as causal_oracle
 from support.dropout_oracle import oracle as dropout_oracle
 from support.lab_client import lab_server
 
@@ -72,6 +73,65 @@ def test_clicking_the_second_querys_row_tracks_it(lab, browser):
     assert manifest(url, s["still"])["inputs"]["track"] == 1
     assert {p["label"] for p in s["picks"] if p["current"]} >= {"weights[1][0]", "weights[1][2]"}
     assert "--track 1" not in s["command"]                # 1 is the default: the line leaves it out
+
+
+def click_column(driver, option, grid):
+    selector = f'.hit[data-option="{option}"][data-grid^="{grid}#"]'
+    driver.execute_script("document.querySelector(arguments[0]).scrollIntoView({block: 'center'})", selector)
+    driver.find_element("css selector", selector).click()
+
+
+def test_clicking_a_key_column_allows_the_future_there_or_masks_the_diagonal(lab, browser):
+    """q1 (the book's tracked query) may not see k2: a click on k2's column turns the causal mask
+    off (k2's weight is then torch's unmasked softmax), a second turns it on; a click on k1, the
+    query's own column, masks the diagonal too (diagonal=0)."""
+    url, _, _ = lab
+    browser.get(f"{url}clip/causal-mask?step=2")
+    before = settled(browser)
+    columns = {(p["option"], p["label"]) for p in before["picks"]
+               if p["grid"].startswith("mask#") and "[" not in p["label"]}     # the rows' and columns' names
+    assert columns == {("track", "q0"), ("track", "q1"), ("track", "q2"), ("no_causal", "k2"), ("diagonal", "k1")}
+    click_column(browser, "no_causal", "mask")
+    s = settled(browser, before["stills"])
+    assert browser.find_element("id", "f-no_causal").is_selected() and s["error"] is None
+    assert manifest(url, s["still"])["inputs"]["causal"] is False
+    expected = causal_oracle(inputs_for("causal-mask", no_causal=True))
+    panel = {n["label"]: n["value"] for n in s["numbers"]}
+    assert panel["weights[1][2]"] == pytest.approx(expected["weights[1][2]"], abs=1e-12) and panel["weights[1][2]"] > 0
+    drawn = {n["label"]: n["text"] for n in s["drawn"]}
+    assert drawn["mask[1][2]"] == "0" and "--no-causal" in s["command"]
+
+    click_column(browser, "no_causal", "mask")             # k2 again: the mask is back
+    s = settled(browser, s["stills"])
+    assert not browser.find_element("id", "f-no_causal").is_selected()
+    assert {n["label"]: n["text"] for n in s["drawn"]}["mask[1][2]"] == "\u2212\u221e"
+    click_column(browser, "diagonal", "mask")              # k1: q1's own key
+    s = settled(browser, s["stills"])
+    assert field_value(browser, "diagonal") == "0" and manifest(url, s["still"])["inputs"]["diagonal"] == 0
+    drawn = {n["label"]: n["text"] for n in s["drawn"]}
+    assert drawn["mask[1][1]"] == "\u2212\u221e" and drawn["mask[0][0]"] == "\u2212\u221e"
+    assert "--diagonal 0" in s["command"]
+
+
+def test_clicking_a_number_no_click_edits_shows_how_it_is_made(lab, browser):
+    """Step 1 tracks q1 already: a click on its score is no edit, so it opens the number's note
+    (the presenter's explain.js): the dot product with q1 and k0 as drawn, its sources outlined."""
+    url, _, _ = lab
+    browser.get(f"{url}clip/causal-mask?step=1")
+    s = settled(browser)
+    assert [p for p in s["picks"] if p["label"] == "scores[1][0]"][0]["current"]
+    hits = browser.execute_script("return [...document.querySelectorAll('.hit')].map(h => h.dataset.label)")
+    assert "scores[1][0]" not in hits
+    item = [it[5] for it in s["explain"]["items"]].index("scores[1][0]")
+    box = browser.find_element("css selector", f'.explain-layer .num[data-item="{item}"]')
+    box.click()
+    shown = browser.execute_script("return window.lab.explain()")
+    assert shown["open"] is not None and len(shown["lit"]) >= 2
+    assert "scores[1][0] = q[1][0]·k[0][0] + q[1][1]·k[0][1]" in shown["text"]
+    assert field_value(browser, "track") == "1" and page_state(browser, "lab")["stills"] == s["stills"]
+    from selenium.webdriver.common.keys import Keys
+    browser.find_element("tag name", "body").send_keys(Keys.ESCAPE)
+    assert browser.execute_script("return window.lab.explain()")["open"] is None
 
 
 def test_clicking_a_dropout_mask_entry_flips_it_and_the_row_sum_follows(lab, browser):

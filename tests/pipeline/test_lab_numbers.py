@@ -64,19 +64,45 @@ def test_every_clip_has_a_panel_from_its_compute_alone(clip):
     assert all(isinstance(n["text"], str) and n["text"] for n in view["numbers"])
 
 
-@pytest.mark.parametrize("clip, step, option, sample", [
-    ("causal-mask", 2, "track", "weights[2][0]"), ("dropout", 2, "masks", "chosen[1].mask[0]"),
-    ("multihead", 1, "track", "start[0][2][3]")])
-def test_every_hit_area_gives_a_value_the_rules_take(clip, step, option, sample):
+@pytest.mark.parametrize("clip, step, options, option, sample", [
+    ("causal-mask", 2, {"track", "no_causal", "diagonal"}, "track", "weights[2][0]"),
+    ("dropout", 2, {"masks"}, "masks", "chosen[1].mask[0]"), ("multihead", 1, {"track"}, "track", "start[0][2][3]")])
+def test_every_hit_area_gives_a_value_the_rules_take(clip, step, options, option, sample):
     built = build(clip)
     layout = built.manifest()["layout"]
     items = next(s["items"] for s in layout if s["step"] == step)
     a = ask(clip, {})
     picks = controls.picks(clip, items, a.given, a.checked, holds(a))
-    assert picks and {p["option"] for p in picks} == {option}
+    assert picks and {p["option"] for p in picks} == options
     for p in picks:
-        checked = check(clip, raw_inputs(clip, None, {option: p["value"]}))
-        assert p["current"] == (manifest_inputs(checked)[option] == a.inputs[option]), p
+        checked = check(clip, raw_inputs(clip, None, {p["option"]: p["value"]}))
+        assert p["current"] == (manifest_inputs(checked) == a.inputs), p
     chosen = next(p for p in picks if p["label"] == sample)
     after = manifest_inputs(check(clip, raw_inputs(clip, None, {option: chosen["value"]})))[option]
     assert after == {"causal-mask": 2, "dropout": ["101", "110", "001", "000"], "multihead": 11}[clip]
+
+
+@pytest.mark.parametrize("track, cached, offered", [
+    (1, 0, {("no_causal", "k2", True), ("diagonal", "k1", "0")}),
+    (0, 0, {("no_causal", "k1", True), ("no_causal", "k2", True), ("diagonal", "k0", "0")}),
+    (2, 0, {("diagonal", "k2", "0")})])
+def test_a_key_columns_click_toggles_what_the_tracked_query_may_see_there(track, cached, offered):
+    """The future of the tracked query (key after its position): the causal mask off; its own
+    key: the diagonal masked; a key it sees anyway: nothing."""
+    items = next(s["items"] for s in build("causal-mask").manifest()["layout"] if s["step"] == 2)
+    mask = [i for i in items if i.get("grid", "").startswith("mask#")]
+    a = ask("causal-mask", {"track": str(track)})
+    picks = controls.picks("causal-mask", mask, a.given, a.checked, holds(a))
+    assert {(p["option"], p["label"], p["value"]) for p in picks if p["option"] != "track"} == offered
+    column = next(p for p in picks if p["option"] == "no_causal" or p["option"] == "diagonal")
+    cells = [i["cell"] for i in mask if i.get("col") == int(column["label"][1:]) and i.get("cell")]
+    assert column["box"][0] <= min(c[0] for c in cells) and column["box"][2] >= max(c[2] for c in cells)
+    assert column["box"][1] >= max(c[3] for c in cells)          # the column's name, above its cells
+
+
+def test_a_toggle_the_rules_refuse_is_not_offered():
+    """Two keys, one query, no mask: the mask back on would need as many keys as queries."""
+    items = next(s["items"] for s in build("causal-mask").manifest()["layout"] if s["step"] == 2)
+    a = ask("causal-mask", {"q": "1 0", "k": "1 0; 0 1", "v": "10; 20", "track": "0", "no_causal": True})
+    assert [p for p in controls.picks("causal-mask", items, a.given, a.checked, holds(a))
+            if p["option"] == "no_causal"] == []

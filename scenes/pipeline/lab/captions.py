@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
+from scenes.compute.heads import HEAD_SWAP, misplaced_by_wrong_merge
 from scenes.compute.masking import route_agreement
 from scenes.kit.text.lang import ENGLISH_COUNTS, SOURCE, tr, words
 from scenes.kit.text.style import format_number
@@ -161,3 +162,39 @@ def sampling(r: Any, said: dict, s: Slots) -> str:
     if len(r.checkpoints) == 1 or r.checkpoint_gaps[-1] < r.checkpoint_gaps[0]:
         return s.compose(table["once" if len(r.checkpoints) == 1 else "closer"])
     return s.compose(table["gap"], draws=last, gap=s.num(r.checkpoint_gaps[-1], 4))
+
+
+# ---------------------------------------------------------------- 4.7 multihead (its multihead.py)
+@chooses
+def multihead(i: dict, r: Any, said: dict, s: Slots) -> list[str]:
+    (_, t, d_model), c = i["shape"], s.compose
+    track = c("e{}", s.index(r.element))
+
+    def at(values: Any) -> str:
+        return c("[" + ", ".join("{}" for _ in values) + "]", *(s.index(v) for v in values))
+    misplaced = len(misplaced_by_wrong_merge(i["shape"], i["heads"]))
+    case = "order" if not misplaced else "stays" if r.wrong == r.merged else "moves"
+    units = ([c("H = {}", s.index(r.heads))] if r.heads == 1 else []) + ([c("T = {}", s.index(t))] if t == 1 else [])
+    axes = c("{h}、{t}", h=units[0], t=units[1]) if len(units) == 2 else c("{}", *units) if units else ""
+    if case == "order":
+        wrong = c("对照：不换回就直接 reshape；这里 {}，顺序不变，碰巧不出错。", axes)
+    elif case == "stays" and i["wrong_merge"]:
+        wrong = c("错误合并：不换回就 reshape，{track} 碰巧不动，但有 {misplaced} 个元素错了位。", track=track,
+                  misplaced=s.index(misplaced))
+    elif case == "stays":
+        wrong = c("对照：不换回就直接 reshape，{} 碰巧不动，别的元素却错了位。", track)
+    elif i["wrong_merge"]:
+        wrong = c("错误合并：不换回就 reshape，{track} 从正确的 {merged} 错到 {wrong}。", track=track,
+                  merged=at(r.merged), wrong=at(r.wrong))
+    else:
+        wrong = c("对照：不换回就直接 reshape，{track} 会错到 {wrong}。", track=track, wrong=at(r.wrong))
+    d, h = s.index(i["error_d"]), s.index(i["error_heads"])
+    stop = ("把 H 改为 {heads}：D = {d_model} 无法均分成 {heads} 个头，计算在拆头之前停止。" if i["error_d"] == d_model
+            else "把 D 改为 {d_model}：无法均分成 {heads} 个头，计算在拆头之前停止。" if i["error_heads"] == r.heads
+            else "把 D 改为 {d_model}、H 改为 {heads}：无法均分，计算在拆头之前停止。")
+    swap = {"t_axis": s.index(HEAD_SWAP[0]), "h_axis": s.index(HEAD_SWAP[1])}
+    return [c("投影后的张量 [B, T, D]：每个元素一个唯一编号，双线框跟踪 {}。", track),
+            c("reshape 成 [B, T, H, d]：特征下标 c 拆成 h = floor(c/d) 和 r = c mod d。"),
+            c("transpose({t_axis}, {h_axis}) 交换 T、H 两轴，得到 [B, H, T, d]；每头的分数是 [B, H, T, T]。", **swap),
+            c("transpose 换回 [B, T, H, d]，再 reshape 合并成 [B, T, D]：{track} 回到 {merged}。", track=track,
+              merged=at(r.merged)), wrong, c(stop, heads=h, d_model=d)]

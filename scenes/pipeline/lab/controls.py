@@ -8,7 +8,12 @@ choice (one of `values`), tokens (a row of words), text (anything else, as typed
 
 Picks: an option declares the still's items it edits by their manifest label (a pattern with
 named groups): `row` (the item's row becomes the option's value), `text` (the item's drawn
-text), `flip` (bit `bit` of mask `mask` in a comma list of bit strings).
+text), `flip` (bit `bit` of mask `mask` in a comma list of bit strings). Or, as an object, the
+names of a grid's rows or columns (label items with `names` as their role, in a grid matching
+`grid`), its hit area the name stretched over its row or column: `index` (the name's index
+becomes the value) or `toggle` (a flag turned over, 0 and 1 swapped) where the name's index is
+`at` or `after` the sum of the checked inputs `position`, and `if` names a checked input that
+must hold. A value the clip's rules refuse is never offered.
 Panels: the compute result's fields the numbers panel lists, under the labels the clip draws
 them with (`{0}`, `{1}`: the field's indices); a clip without one lists every numeric field.
 """
@@ -26,8 +31,9 @@ import numpy as np
 TABLE = json.loads((Path(__file__).resolve().parents[3] / "assets" / "lab" / "controls.json").read_text("utf-8"))
 FLAG, TEXT = {"kind": "flag"}, {"kind": "text"}
 CONTROLS: dict[str, dict[str, dict]] = TABLE["controls"]               # clip -> option -> its widget
-PICKS: dict[str, dict[str, list[tuple[str, str]]]] = {                 # clip -> option -> (pattern, action)
-    clip: {option: [(pattern, action) for pattern, action in rules] for option, rules in options.items()}
+PICKS: dict[str, dict[str, list]] = {              # clip -> option -> (pattern, action) or a names rule
+    clip: {option: [rule if isinstance(rule, dict) else tuple(rule) for rule in rules]
+           for option, rules in options.items()}
     for clip, options in TABLE["picks"].items()}
 PANELS: dict[str, list[tuple[str, str]]] = {clip: [(path, template) for path, template in fields]
                                             for clip, fields in TABLE["panels"].items()}
@@ -92,26 +98,65 @@ def numbers(clip: str, result: Any) -> list[tuple[str, Any]]:
 
 
 def picks(clip: str, items: list[dict], given: dict, checked: dict,
-          same: Callable[[str, str], bool] | None = None) -> list[dict]:
+          same: Callable[[str, Any], bool | None] | None = None) -> list[dict]:
     """The still's hit areas: each manifest item an option declares, with the value a click gives;
-    `same(option, value)`: whether that value is what the option holds now (by the clip's rules)."""
+    `same(option, value)`: whether that value is what the option holds now (by the clip's rules;
+    None: the rules refuse it)."""
     out = []
     for option, rules in PICKS.get(clip, {}).items():
         key = option.replace("-", "_")
+        now = checked[key] if key in checked else given.get(key, False)   # a flag the rules rename
         for item in items:
-            if item.get("kind") != "number":
-                continue
-            for pattern, action in rules:
-                m = re.match(pattern, item.get("label", ""))
-                if not m:
+            for rule in rules:
+                found = (named(rule, item, items, now, checked) if isinstance(rule, dict)
+                         else labelled(rule, item, now))
+                if found is None:
                     continue
-                value = picked(action, m, item, checked.get(key))
-                if value is not None:
-                    current = same(key, value) if same else str(checked.get(key)) == value
-                    out.append({"box": item.get("cell") or item["box"], "option": key, "value": value,
-                                "label": item["label"], "current": current})
+                box, value = found
+                current = same(key, value) if same else str(checked.get(key)) == str(value)
+                if current is not None:
+                    out.append({"box": box, "option": key, "value": value, "label": item["label"],
+                                "grid": item.get("grid"), "current": current})
                 break
     return out
+
+
+def labelled(rule: tuple, item: dict, current: Any) -> tuple[list, str] | None:
+    """A number item whose label the rule's pattern matches: its cell and the value it gives."""
+    pattern, action = rule
+    m = re.match(pattern, item.get("label", "")) if item.get("kind") == "number" else None
+    value = picked(action, m, item, current) if m else None
+    return None if value is None else (item.get("cell") or item["box"], value)
+
+
+def named(rule: dict, item: dict, items: list[dict], current: Any, checked: dict) -> tuple[list, Any] | None:
+    """A row's or column's name the rule takes: its area and the value it gives."""
+    grid = str(item.get("grid", ""))
+    if (item.get("kind") != "label" or item.get("role") != rule["names"] or "index" not in item
+            or not re.match(rule.get("grid", ".*"), grid) or ("if" in rule and not checked.get(rule["if"]))):
+        return None
+    index = int(item["index"])
+    if rule["action"] == "index":
+        value: Any = str(index)
+    else:
+        position = sum(int(checked.get(k) or 0) for k in rule.get("position", []))
+        if not (index == position if rule.get("where") == "at" else index > position):
+            return None
+        value = (not current) if isinstance(current, bool) else str(1 - int(current))
+    return stretched(item, items), value
+
+
+def stretched(item: dict, items: list[dict]) -> list[float]:
+    """A row's or column's name with its box stretched along its row's cells (or its column's)."""
+    x0, y0, x1, y1 = item["box"]
+    axis, k = item.get("axis"), item["index"]
+    cells = [i["cell"] for i in items if i.get("grid") == item["grid"] and i.get("cell")
+             and i.get("row" if axis == "row" else "col") == k]
+    if axis == "row" and cells:
+        return [x0, min(y0, *(c[1] for c in cells)), x1, max(y1, *(c[3] for c in cells))]
+    if cells:
+        return [min(x0, *(c[0] for c in cells)), y0, max(x1, *(c[2] for c in cells)), y1]
+    return [x0, y0, x1, y1]
 
 
 def picked(action: str, m: re.Match, item: dict, current: Any) -> str | None:

@@ -19,6 +19,7 @@ from scenes.pipeline.lab import controls
 from scenes.pipeline.lab.captions import captions
 from scenes.pipeline.lab.jobs import Store
 from scenes.pipeline.jobs.registry import Clip, scene, specs
+from scenes.pipeline.present.explain import page_words, step_explained
 
 QUALITIES = {"low": "480p", "medium": "720p", "tiny": "144p"}
 SESSION = re.compile(r"^[A-Za-z0-9]{1,32}$")
@@ -95,6 +96,7 @@ def page_data(spec: Clip, lang: str) -> dict:
     return {"clip": spec.name, "section": spec.section, "title": spec.heading(lang), "lang": lang,
             "summary": tr(spec.summary, lang), "langs": list(LANGS), "qualities": QUALITIES,
             "words": said["page"], "clicks": [c for c in clicks if c], "options": options,
+            "explain": page_words(lang),                 # the words of a number's note (explain.js)
             "question": said["questions"].get(spec.name, ["", ""]),     # the book's own lab's, where it has one
             "defaults": fields(raw_inputs(spec.name)),
             "presets": [{"name": n, "title": tr(d["title"], lang), "fields": fields(raw_inputs(spec.name, n))}
@@ -228,20 +230,22 @@ def preset_fields(data: Any, clip: str) -> dict:
     return {k: field_text(v) for k, v in raw.items()}
 
 
-def holds(ask: Ask) -> Callable[[str, str], bool]:
-    """Whether giving `option` the text `value` leaves the checked inputs as they are ("e2" is 2)."""
-    def same(option: str, value: str) -> bool:
+def holds(ask: Ask) -> Callable[[str, Any], bool | None]:
+    """Whether giving `option` the value leaves the checked inputs as they are ("e2" is 2); None
+    where the clip's rules refuse it."""
+    def same(option: str, value: Any) -> bool | None:
         try:
             after = manifest_inputs(check(ask.clip, raw_inputs(ask.clip, None, dict(ask.given, **{option: value}))))
         except InputError:
-            return False
-        return bool(after.get(option) == ask.inputs.get(option))
+            return None
+        return bool(after == ask.inputs)
     return same
 
 
 def still_view(store: Store, key: str, step: int, ask: Ask | None = None) -> dict:
     """The still's address and the numbers it draws: the manifest's layout at the end of the step,
-    with the hit areas a click on the still edits (controls.PICKS, in frame units)."""
+    with the hit areas a click on the still edits (controls.PICKS, in frame units) and what every
+    other number is made of (the presenter's explain.py, shown by its explain.js)."""
     path = store.file(key, "numbers.json")
     manifest = json.loads(path.read_text("utf-8")) if path else {"numbers": [], "layout": [], "steps": []}
     records = {r["label"]: r for r in manifest["numbers"]}
@@ -252,4 +256,5 @@ def still_view(store: Store, key: str, step: int, ask: Ask | None = None) -> dic
     picks = controls.picks(ask.clip, shown, ask.given, ask.checked, holds(ask)) if ask else []
     return {"key": key, "png": f"/files/{key}/png", "numbers": numbers, "steps": steps, "step": step,
             "caption": steps[step - 1] if len(steps) >= step else "", "picks": picks,
-            "frame": manifest.get("frame", {"width": 8.0 * 16 / 9, "height": 8.0})}
+            "frame": manifest.get("frame", {"width": 8.0 * 16 / 9, "height": 8.0}),
+            "explain": step_explained(manifest, step) if path and shown else None}

@@ -33,6 +33,7 @@ from scenes.pipeline.lab.record import Recorder
 from scenes.pipeline.lab.request import Refused, compute_view, page_data, parse, preset_fields, still_view
 from scenes.pipeline.lab.videos import Videos
 from scenes.pipeline.lab.worker import StillWorker
+from scenes.pipeline.present.explain import SCRIPT
 from scenes.pipeline.jobs.registry import specs
 
 PAGE = Path(__file__).with_name("lab.html")
@@ -145,8 +146,8 @@ def make_app(root: Path, jobs: int = 1, cap_mb: int = 2048, hosts: list[str] | N
             raise Refused(404, "no such clip page")
         data = json.dumps(page_data(specs()[name], lang), ensure_ascii=False).replace("</", "<\\/")
         title = html.escape(f"{specs()[name].section} {specs()[name].heading(lang)} · lab")
-        return HTMLResponse(PAGE.read_text("utf-8").replace("__DATA__", data).replace("__TITLE__", title)
-                            .replace("__LANG__", lang))
+        return HTMLResponse(PAGE.read_text("utf-8").replace("__EXPLAIN__", SCRIPT.read_text("utf-8"))
+                            .replace("__DATA__", data).replace("__TITLE__", title).replace("__LANG__", lang))
 
     async def index(request: Request) -> Response:
         items = "".join(f'<li><a href="/clip/{s.name}">{html.escape(s.section)} {html.escape(s.heading())}</a>'

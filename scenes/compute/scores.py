@@ -127,5 +127,24 @@ def score_grid(q=None, k=None, v=None, x=None, wq=None, wk=None, wv=None, seed=0
 
 
 def provenance(r: ScoreGrid) -> dict[str, sources.Source]:
-    """Where each label the clip draws comes from: the lab's steps with no key hidden."""
-    return sources.attention(len(r.q), len(r.k), r.d_k, 0, np.zeros((len(r.q), len(r.k)), bool))
+    """Where each label the clip draws comes from: the lab's steps with no key hidden; each heat
+    legend's ends <- the grid's least and largest entry (the first in reading order); the sampled
+    widths are constants, each Var(q·k) sampled at its width, Var(q·k/√dₖ) = Var(q·k) / dₖ; the
+    compared row <- the grid's row of that query, its two softmaxes over it."""
+    n_q, n_k = len(r.q), len(r.k)
+    out = sources.attention(n_q, n_k, r.d_k, 0, np.zeros((n_q, n_k), bool))
+    for name, grid in (("scores", r.scores), ("scaled", r.scaled)):
+        for end, at in (("low", np.argmin(grid)), ("high", np.argmax(grid))):
+            i, j = np.unravel_index(int(at), grid.shape)
+            out[f"{name}_legend.{end}"] = sources.Source("min" if end == "low" else "max", (f"{name}[{i}][{j}]",))
+    for n in range(len(r.variance.d_ks)):
+        width, var = f"variance.d_k[{n}][0]", f"variance.var[{n}][0]"
+        out[width] = sources.Source("sample widths", ())
+        out[var] = sources.Source("sample variance", (width,))
+        out[f"variance.var_scaled[{n}][0]"] = sources.Source("divide", (var, width))
+    for j in range(n_k):
+        for row, of in (("row.scores", "scores"), ("row.scaled", "scaled")):
+            out[f"{row}[0][{j}]"] = sources.Source("copy", (f"{of}[{r.query}][{j}]",))
+    out.update(sources.softmax_rows("weights_raw", "row.scores", np.zeros((1, n_k), bool)))
+    out.update(sources.softmax_rows("weights_scaled", "row.scaled", np.zeros((1, n_k), bool)))
+    return out

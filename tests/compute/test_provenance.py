@@ -212,3 +212,47 @@ def test_a_wrong_dependency_of_the_other_route_is_caught():
     wrong[f"post_renormalised[{i}][{j}]"] = Source("divide", (f"post_zeroed[{i}][{j}]", f"post_row_sums[{i}]"))
     assert any(p.startswith(f"post_renormalised[{i}][{j}]") for p in lesson_problems(q, k, v, diagonal, cached,
                                                                                       causal, wrong))
+
+
+# ---------------------------------------------------------------- score-grid's legends, table and row
+def grid_case(seed):
+    rng = random.Random(seed)
+    n_q, n_k, d_k = rng.randint(1, 5), rng.randint(1, 6), rng.randint(1, 4)
+    gen = torch.Generator().manual_seed(seed)
+    return tuple(torch.randn(n, d_k, generator=gen, dtype=torch.float64) for n in (n_q, n_k))
+
+
+def grid_problems(q, k, sources):
+    """The compared row's softmaxes through their chain to Q and K (torch's Jacobian), a legend's
+    end the entry torch.min / torch.max picks, Var(q·k/√dₖ) from Var(q·k) and dₖ."""
+    from scenes.compute import scores
+    r = scores.score_grid(q=q.numpy(), k=k.numpy(), samples=200)
+    want, leaves = {}, {"q": q, "k": k}
+    for name, scale in (("weights_raw", 1.0), ("weights_scaled", math.sqrt(q.shape[1]))):
+        want.update(jacobian_pattern(lambda t: F.softmax(t["q"][r.query] @ t["k"].T / scale, -1)[None], leaves, name))
+    s, direct = q @ k.T, {}
+    for name, grid in (("scores", s), ("scaled", s / math.sqrt(q.shape[1]))):
+        for end, at in (("low", grid.argmin()), ("high", grid.argmax())):
+            direct[f"{name}_legend.{end}"] = {f"{name}[{int(at) // grid.shape[1]}][{int(at) % grid.shape[1]}]"}
+    for n, _ in enumerate(r.variance.d_ks):
+        direct[f"variance.var_scaled[{n}][0]"] = {f"variance.var[{n}][0]", f"variance.d_k[{n}][0]"}
+        direct[f"variance.var[{n}][0]"] = {f"variance.d_k[{n}][0]"}
+    return ([f"{label}: provenance {sorted(inputs_of(label, sources))}, torch {sorted(deps)}"
+             for label, deps in want.items() if inputs_of(label, sources) != deps] +
+            [f"{label}: provenance {sorted(sources[label].sources)}, torch {sorted(deps)}"
+             for label, deps in direct.items() if set(sources[label].sources) != deps])
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_score_grids_legends_and_compared_row_are_torchs(seed):
+    from scenes.compute import scores
+    q, k = grid_case(seed)
+    assert grid_problems(q, k, scores.provenance(scores.score_grid(q=q.numpy(), k=k.numpy(), samples=200))) == []
+
+
+def test_a_legend_read_off_the_wrong_cell_is_caught():
+    from scenes.compute import scores
+    q, k = grid_case(3)
+    wrong = dict(scores.provenance(scores.score_grid(q=q.numpy(), k=k.numpy(), samples=200)))
+    wrong["scores_legend.high"] = wrong["scores_legend.low"]
+    assert any(p.startswith("scores_legend.high") for p in grid_problems(q, k, wrong))

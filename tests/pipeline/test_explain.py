@@ -28,9 +28,6 @@ GAPS = {
     "future-check": {"push[N][N]", "color.low", "color.high", "grad[N][N]", "drop.noise", "drop.both",
                      "drop.shared"},
     "implementation": {"sdpa.forward", "sdpa.grad_q", "sdpa.grad_k", "sdpa.grad_v"},
-    "score-grid": {"scores_legend.high", "scores_legend.low", "scaled_legend.high", "scaled_legend.low",
-                   "variance.d_k[N][N]", "variance.var[N][N]", "variance.var_scaled[N][N]",
-                   "row.scores[N][N]", "row.scaled[N][N]", "weights_raw[N][N]", "weights_scaled[N][N]"},
 }
 
 

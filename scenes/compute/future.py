@@ -247,7 +247,8 @@ def provenance(r: FutureCheck) -> dict[str, Source]:
     NAME.merged[b][t][c] <- the head output it takes: NAME.z[b][h][t'][r] (the merge's index map)
     NAME.z[b][h][t][r] <- NAME.context[b][t] <- x[b][s][*] for the positions s it may see
     NAME.change[b][t] <- NAME.y[b][t][c], NAME.y2[b][t][c] at the feature c where |y2 - y| is
-    largest (NAME.feature, first on ties); NAME.prefix_max <- NAME.change at NAME.worked."""
+    largest (NAME.feature, first on ties); NAME.prefix_max <- NAME.change at NAME.worked;
+    push[b][t] <- x2[b][t][*], x[b][t][*] (0 on the prefix), the colour scale <- the largest |x|."""
     b_n, t_n, d_n = r.shape
     h_n, hd = r.heads, r.head_dim
     out: dict[str, Source] = {}
@@ -278,4 +279,13 @@ def provenance(r: FutureCheck) -> dict[str, Source]:
                     "max abs difference", (f"{name}.y[{b}][{t}][{c}]", f"{name}.y2[{b}][{t}][{c}]"))
         b, t, _ = run.worked
         out[f"{name}.prefix_max"] = Source("max", (f"{name}.change[{b}][{t}]",))
+    for b, t in np.ndindex(b_n, t_n):      # step 1's pushes (none on the prefix), step 4's gradients
+        out[f"push[{b}][{t}]"] = Source("unchanged", ()) if t < r.prefix else Source(
+            "norm of difference", tuple(f"{x}[{b}][{t}][{e}]" for x in ("x2", "x") for e in range(d_n)))
+        out[f"grad[{b}][{t}]"] = Source("gradient norm", ("loss",))
+    out["color.high"] = Source("max abs", ("x" + "".join(f"[{int(k)}]" for k in np.unravel_index(
+        int(np.argmax(np.abs(r.x))), r.x.shape)),))
+    out["color.low"] = Source("negate", ("color.high",))
+    out.update({f"drop.{n}": Source(op, ("p", "seed", *more)) for n, op, more in (
+        ("noise", "dropout runs", ()), ("both", "dropout runs", ("delta",)), ("shared", "shared dropout", ("delta",)))})
     return out

@@ -117,6 +117,37 @@ def test_a_wrong_dependency_is_caught():
     assert any(p.startswith("on.y[0][0]") for p in problems(inputs, wrong))
 
 
+def board_problems(inputs, sources):
+    """Step 1's pushes ‖x′ − x‖ through torch's Jacobian with respect to x and x′ (nothing on the
+    prefix, where x′ is x), the colour scale at the largest |x| torch finds, step 4's gradients
+    from L and step 5's checks from p, the seed (and δ where the future is pushed)."""
+    x, x2, _, _ = outputs(inputs)
+    out = []
+    jac = torch.autograd.functional.jacobian(lambda a, b: (b - a).norm(dim=-1), (x, x2))
+    for b, t in np.ndindex(*x.shape[:2]):
+        deps = {f"{n}[{b}][{t}][{e}]" for n, d in zip(("x", "x2"), jac) for e in np.nonzero(d[b, t, b, t].numpy())[0]}
+        if inputs_of(f"push[{b}][{t}]", sources) != deps:
+            out.append(f"push[{b}][{t}]: provenance {sorted(inputs_of(f'push[{b}][{t}]', sources))}, jacobian {sorted(deps)}")
+        if sources[f"grad[{b}][{t}]"].sources != ("loss",):
+            out.append(f"grad[{b}][{t}]: {sources[f'grad[{b}][{t}]'].sources}")
+    at = np.unravel_index(int(x.abs().argmax()), x.shape)
+    want = {"color.high": ("x" + "".join(f"[{int(k)}]" for k in at),), "color.low": ("color.high",),
+            "drop.noise": ("p", "seed"), "drop.both": ("p", "seed", "delta"), "drop.shared": ("p", "seed", "delta")}
+    return out + [f"{label}: {sources[label].sources}, want {w}" for label, w in want.items() if sources[label].sources != w]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_boards_other_numbers_come_from_what_torch_says(seed):
+    inputs, sources = case(seed)
+    assert board_problems(inputs, sources) == []
+
+
+def test_a_push_on_the_prefix_is_caught():
+    inputs, sources = case(1)
+    wrong = dict(sources, **{"push[0][0]": Source("norm of difference", ("x[0][0][0]",))})
+    assert any(p.startswith("push[0][0]") for p in board_problems(inputs, wrong))
+
+
 # ---------------------------------------------------------------- the derivation
 def derived(inputs, lang="zh"):
     return check_derived(CLIP, inputs, oracle(inputs), index_deps(inputs).__getitem__, lang)

@@ -25,8 +25,6 @@ GAPS = {
     "exercises": {"align.linear[N][N]", "align.x[N][N]", "align.out_vN[N][N]", "wrap.head[N][N][N]",
                   "params.w_query", "params.w_key", "params.w_value", "params.out_weight",
                   "params.out_bias", "dim.scores[N][N]", "diag.visible[N]"},
-    "future-check": {"push[N][N]", "color.low", "color.high", "grad[N][N]", "drop.noise", "drop.both",
-                     "drop.shared"},
     "implementation": {"sdpa.forward", "sdpa.grad_q", "sdpa.grad_k", "sdpa.grad_v"},
 }
 

@@ -100,6 +100,7 @@ def test_clicking_a_key_column_allows_the_future_there_or_masks_the_diagonal(lab
     assert panel["weights[1][2]"] == pytest.approx(expected["weights[1][2]"], abs=1e-12) and panel["weights[1][2]"] > 0
     drawn = {n["label"]: n["text"] for n in s["drawn"]}
     assert drawn["mask[1][2]"] == "0" and "--no-causal" in s["command"]
+    assert s["said"] == s["caption"] == "因果掩码已关闭：M 全为零；每个查询看见全部的键，每行和为 1。"   # at once, then drawn
 
     click_column(browser, "no_causal", "mask")             # k2 again: the mask is back
     s = settled(browser, s["stills"])

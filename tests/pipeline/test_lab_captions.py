@@ -109,3 +109,12 @@ assert "manim" not in sys.modules, "manim imported"
         "Causality check: change only the last row of K and V; q1's output is unchanged with the mask but "
         "changes without it.", "softmax 之后的一行权重：dropout 之前，行和为 1.000000。",
         "对照：不换回就直接 reshape，e2 会错到 [0, 1, 2]。"]
+
+
+def test_a_caption_that_cannot_be_chosen_costs_no_numbers(monkeypatch):
+    """Planted: the chooser fails; the numbers still answer, the caption waits for the still."""
+    def fails(*args):
+        raise ZeroDivisionError("planted")
+    monkeypatch.setitem(chosen.CHOOSERS, "dropout", fails)
+    view = answered("dropout", {}, "zh")
+    assert view["caption"] is None and view["numbers"]

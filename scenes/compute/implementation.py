@@ -114,6 +114,15 @@ def shape_sources() -> dict:
     return out
 
 
+def sdpa_sources() -> dict:
+    """The SDPA check: each largest difference <- the shape of Q, K, V and the seed they are drawn
+    with (both routes run on them); the gradients' largest <- the three."""
+    drawn = tuple(f"sdpa.shape[{k}]" for k in range(4)) + ("seed",)
+    out = {f"sdpa.{n}": Source("sdpa check", drawn) for n in ("forward", "grad_q", "grad_k", "grad_v")}
+    out["sdpa.grad"] = Source("max", ("sdpa.grad_q", "sdpa.grad_k", "sdpa.grad_v"))
+    return out
+
+
 @dataclass(frozen=True)
 class OutWidths:
     """The output width [.., width] of each way of writing d_out, for D and H heads."""

@@ -45,7 +45,7 @@ LINES = {   # a shape: the sizes its line is run on, and the line (torch) on ten
 
 def torch_sources(inputs):
     """label -> the sizes its line depends on (derivations.size_sources: torch runs each line on
-    tensors of changed sizes)."""
+    tensors of changed sizes); the SDPA check's sources are checked on their own, below."""
     (b, t, d), h = inputs["shape"], inputs["heads"]
     lines = {f"shape.{name}": line for name, line in LINES.items()}
     base = {**listing_oracle(b, t, d, h), **CODE, "heads": h}
@@ -57,7 +57,7 @@ def flow_case(inputs, lang="zh", shared=False):
     built, moments = watched("implementation", inputs, lang, shared)
     m, deps = built.manifest(), torch_sources(inputs)
     problems = [f"{r['label']}: from {r['from']}, torch {sorted(deps[r['label']])}" for r in m["numbers"]
-                if "from" in r and set(r["from"]) != deps.get(r["label"])]
+                if "from" in r and r["label"].startswith("shape.") and set(r["from"]) != deps.get(r["label"])]
     return built, moments, problems + flow_problems(m, moments, lambda label: deps.get(label, set()))
 
 
@@ -109,3 +109,20 @@ def test_planted_copy_that_never_lands_is_caught(monkeypatch):
     monkeypatch.setattr(shape_flow.derive, "Fly", lambda mob, start, match=False: Appear(mob.move_to(start)))
     _, _, problems = flow_case(inputs_for("implementation"))
     assert any(p.startswith("mid-flow") and "overlaps" in p for p in problems), problems
+
+
+def test_the_sdpa_check_names_what_both_routes_ran_on():
+    """Each largest difference comes from the Q, K, V both routes ran on: their shape as drawn and
+    the seed they were drawn with (run again here, the same differences); the gradients' largest is
+    the largest of the three."""
+    from support.shared_builds import shared_build
+    built = shared_build("implementation", inputs_for("implementation"))
+    records = {r["label"]: r for r in built.manifest()["numbers"]}
+    shape = tuple(records[f"sdpa.shape[{k}]"]["value"] for k in range(4))
+    again = compute.sdpa_check(shape, records["seed"]["value"])
+    for name in ("forward", "grad_q", "grad_k", "grad_v"):
+        rec = records[f"sdpa.{name}"]
+        assert rec["from"] == [f"sdpa.shape[{k}]" for k in range(4)] + ["seed"] and rec["op"] == "sdpa check"
+        assert rec["value"] == getattr(again, name)
+    grad = records["sdpa.grad"]
+    assert grad["value"] == max(records[s]["value"] for s in grad["from"]) and grad["op"] == "max"

@@ -25,7 +25,6 @@ GAPS = {
     "exercises": {"align.linear[N][N]", "align.x[N][N]", "align.out_vN[N][N]", "wrap.head[N][N][N]",
                   "params.w_query", "params.w_key", "params.w_value", "params.out_weight",
                   "params.out_bias", "dim.scores[N][N]", "diag.visible[N]"},
-    "implementation": {"sdpa.forward", "sdpa.grad_q", "sdpa.grad_k", "sdpa.grad_v"},
 }
 
 

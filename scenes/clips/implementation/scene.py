@@ -52,7 +52,7 @@ class Implementation(ClipScene):
                                check=compute.sdpa_check(shapes.heads, self.inputs["seed"]))
 
     def provenance(self) -> dict:
-        return compute.shape_sources()
+        return {**compute.shape_sources(), **compute.sdpa_sources()}
 
     def construct(self) -> None:
         self.listing = parts.code_listing(self.book, self.result.shapes)

@@ -62,3 +62,17 @@ def test_the_example_course_renders_as_a_chapter_with_its_inputs(tmp_path):
     tokens = json.loads((tmp_path / "weighted-average.numbers.json").read_text("utf-8"))
     assert "注意力" in json.dumps(tokens["layout"], ensure_ascii=False)
     assert (tmp_path / "chapter04.mp4").exists() and (tmp_path / "chapter04.html").exists()
+
+
+def test_a_course_sets_the_chapters_theme_and_a_wrong_one_is_named(tmp_path):
+    from scenes.pipeline.jobs.course import CourseError
+    course = tmp_path / "light.toml"
+    course.write_text('theme = "light"\n[dropout]\np = "0.2"\n', "utf-8")
+    assert read_course(course).theme == "light"
+    course.write_text('theme = "sepia"\n[dropout]\np = "0.2"\n', "utf-8")
+    try:
+        read_course(course)
+    except CourseError as err:
+        assert err.lines == [f"{course}: theme: one of dark, light"]
+    else:
+        raise AssertionError("a course in an unknown theme was read")

@@ -19,8 +19,9 @@ SMALL = style.LABEL_SIZE
 
 
 def plain(values: Sequence[float], xs: Sequence[float], unit: float, width: float,
-          color: str = style.VALUE) -> VGroup:
-    """Bars standing on y = 0 at the given x positions (no numbers)."""
+          color: str | None = None) -> VGroup:
+    """Bars standing on y = 0 at the given x positions (no numbers; the value colour unless told)."""
+    color = color or style.VALUE
     return VGroup(*[Rectangle(width=width, height=max(float(v) * unit, 1e-3), fill_color=color,
                               fill_opacity=0.85, stroke_width=0).move_to([x, 0, 0], aligned_edge=DOWN)
                     for v, x in zip(values, xs)])

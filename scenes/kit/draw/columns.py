@@ -76,14 +76,16 @@ class Table(VGroup):
         return (self.x(first) - (self.widths[first] + self.col_gap) * z / 2,
                 self.x(last) + (self.widths[last] + self.col_gap) * z / 2)
 
-    def rule(self, i: int, first: int = 0, last: int | None = None, color: str = style.GRID_LINE) -> Line:
-        """A line between row i-1 and row i, under columns first..last."""
+    def rule(self, i: int, first: int = 0, last: int | None = None, color: str | None = None) -> Line:
+        """A line between row i-1 and row i, under columns first..last (grid colour unless told)."""
+        color = color or style.GRID_LINE
         left, right = self._edges(first, self.n_cols - 1 if last is None else last)
         y = self.y(i) + self.row_h * self.zoom() / 2
         return Line([left, y, 0], [right, y, 0], color=color, stroke_width=2)
 
-    def band(self, rows: Sequence[int], color: str = style.TRACK) -> Rectangle:
-        """A frame around whole rows (e.g. the expectation and the original row)."""
+    def band(self, rows: Sequence[int], color: str | None = None) -> Rectangle:
+        """A frame around whole rows (e.g. the expectation and the original row), tracked colour unless told."""
+        color = color or style.TRACK
         half = self.row_h * self.zoom() / 2
         top, bottom = self.y(rows[0]) + half, self.y(rows[-1]) - half
         left, right = self._edges(0, self.n_cols - 1)
@@ -163,8 +165,9 @@ class Listing(VGroup):
 
     def __init__(self, book: NumberBook, rows: Sequence[tuple[Shown, str, Shown | None]], size: float = 22,
                  note_size: float = 20, pitch: float = 0.37, gap: float = 0.55,
-                 note_color: str = style.ACCENT) -> None:
+                 note_color: str | None = None) -> None:
         super().__init__()
+        note_color = note_color or style.ACCENT
         self.codes, self.notes = VGroup(), {}
         for i, (code, color, _) in enumerate(rows):
             mob = book.text(code, font=style.NUMBER_FONT, size=size, color=color)
@@ -199,8 +202,9 @@ class Columns(VGroup):
 
     def __init__(self, book: NumberBook, columns: Sequence[tuple], row_labels: Sequence[Any],
                  row_colors: Sequence[str], sums: Sequence[tuple | None] | None = None,
-                 sum_label: Mobject | None = None, sum_color: str = style.ACCENT) -> None:
+                 sum_label: Mobject | None = None, sum_color: str | None = None) -> None:
         super().__init__()
+        sum_color = sum_color or style.ACCENT
         self.grids, self.sums, x = [], [], 0.0
         for k, (name, values, decimals, header, heat) in enumerate(columns):
             grid = MatrixGrid(book, name, np.asarray(values, float)[:, None], decimals, heat=heat,

@@ -49,9 +49,11 @@ def fraction_rows(book: NumberBook, name: str, fractions: Sequence) -> Shown:
     return listed
 
 
-def big_number(book: NumberBook, label: str, value: int, color: str = style.TEXT,
+def big_number(book: NumberBook, label: str, value: int, color: str | None = None,
                size: float = style.NUMBER_SIZE) -> Mobject:
-    """A grouped whole number as a number mobject (in the number font, kind 'number')."""
+    """A grouped whole number as a number mobject (in the number font, kind 'number'; the text colour
+    unless told)."""
+    color = color or style.TEXT
     text = book.grouped(label, value)
     mob = Text(str(text), font=style.NUMBER_FONT, font_size=size, color=color)
     return book.register(mob, "number", text, label)

@@ -38,11 +38,13 @@ class Look(NamedTuple):
     decimals: int | None  # None: the grid's decimals
 
 
-def cell_look(value, hidden=False, heat=None, low=0.0, high=1.0, stroke=style.GRID_LINE,
-              hidden_color=style.MASK, marks=False) -> Look:
+def cell_look(value, hidden=False, heat=None, low=0.0, high=1.0, stroke=None,
+              hidden_color=None, marks=False) -> Look:
     """How one cell is drawn. With marks: −∞ a mask-coloured cell, NaN a grey cell in a
     mask-coloured frame, a hidden exact zero "0" in hidden_color in a frame of that colour.
-    Anything else: the heat scale, or no fill."""
+    Anything else: the heat scale, or no fill. Frames in the grid colour, hidden zeros in the
+    mask colour, unless told."""
+    stroke, hidden_color = stroke or style.GRID_LINE, hidden_color or style.MASK
     if marks and math.isnan(value):
         return Look(style.NAN_FILL, 1.0, style.MASK, 4, style.TEXT, None)
     if marks and math.isinf(value):
@@ -122,11 +124,14 @@ class MatrixGrid(VGroup):
     """
 
     def __init__(self, book, name, values, decimals=4, row_labels=None, col_labels=None,
-                 heat=None, size=style.NUMBER_SIZE, row_color=style.TEXT, col_color=style.TEXT,
-                 max_width=None, max_height=None, stroke=style.GRID_LINE, *, hidden=None,
-                 hidden_color=style.MASK, marks=False, header=None, header_color=style.TEXT,
+                 heat=None, size=style.NUMBER_SIZE, row_color=None, col_color=None,
+                 max_width=None, max_height=None, stroke=None, *, hidden=None,
+                 hidden_color=None, marks=False, header=None, header_color=None,
                  cell_w=None, fit_col_labels=False, hidden_mark="hidden", texts=None, as_numbers=False):
         super().__init__()
+        row_color, col_color = row_color or style.TEXT, col_color or style.TEXT
+        header_color = header_color or style.TEXT
+        stroke, hidden_color = stroke or style.GRID_LINE, hidden_color or style.MASK
         values = np.atleast_2d(np.asarray(values, float))
         self.values = values
         self.n_rows, self.n_cols = values.shape

@@ -10,16 +10,16 @@ from scenes.kit.text import style
 from scenes.kit.text.numbers import NumberBook, Shown
 
 
-def note(book: NumberBook, template: str, *slots: Shown, color: str = style.MUTED,
+def note(book: NumberBook, template: str, *slots: Shown, color: str | None = None,
          size: float = style.LABEL_SIZE, **named: Shown) -> Mobject:
     """Words beside or under a block: muted and small unless told."""
-    return book.text(template, *slots, color=color, size=size, **named)
+    return book.text(template, *slots, color=color or style.MUTED, size=size, **named)
 
 
-def code(book: NumberBook, template: str, *slots: Shown, color: str = style.TEXT,
+def code(book: NumberBook, template: str, *slots: Shown, color: str | None = None,
          size: float = style.LABEL_SIZE, **named: Shown) -> Mobject:
     """A line of code in the monospaced font."""
-    return book.text(template, *slots, color=color, size=size, font=style.NUMBER_FONT, **named)
+    return book.text(template, *slots, color=color or style.TEXT, size=size, font=style.NUMBER_FONT, **named)
 
 
 def lines(book: NumberBook, items: Sequence[tuple[Shown | str, str]], size: float = 20,

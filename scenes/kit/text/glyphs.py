@@ -162,8 +162,9 @@ class NumberText(VGroup):
     set_color and center, but with each glyph's corner and box measured once (_tinted): the
     same floating-point sums, so the same points (tests/kit/test_glyphs.py builds it both ways)."""
 
-    def __init__(self, text, size=style.NUMBER_SIZE, color=style.TEXT):
+    def __init__(self, text, size=style.NUMBER_SIZE, color=None):
         super().__init__()
+        color = color or style.TEXT
         self.text = text
         pen = 0.0
         parts, lows, highs = [], [], []

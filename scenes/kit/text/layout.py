@@ -62,19 +62,26 @@ def _rgb(hex_colour: str) -> np.ndarray:
     return np.array([int(hex_colour[k:k + 2], 16) for k in (1, 3, 5)], float)
 
 
-PALETTE = {role: _rgb(colour) for role, colour in style.ROLES.items()}
-HEAT = (_rgb(style.HEAT_LOW), _rgb(style.HEAT_HIGH))
 NEAR = 3.0     # 8-bit units: a colour this close to a palette colour is that colour (rounding)
+_PALETTES: dict[str, tuple[dict[str, np.ndarray], tuple[np.ndarray, np.ndarray]]] = {}
+
+
+def palette() -> tuple[dict[str, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """The theme in force as 8-bit RGB: each role's colour, and the heat scale's two ends."""
+    if style.THEME not in _PALETTES:
+        _PALETTES[style.THEME] = ({role: _rgb(colour) for role, colour in style.ROLES.items()},
+                                  (_rgb(style.HEAT_LOW), _rgb(style.HEAT_HIGH)))
+    return _PALETTES[style.THEME]
 
 
 def role_of(rgb: Any) -> str:
     """The palette role of a colour (8-bit RGB): its name in style.ROLES, "heat" on the heat
     scale between its ends, else the colour's hex."""
     rgb = np.asarray(rgb, float)
-    role, distance = min(((r, float(np.linalg.norm(rgb - c))) for r, c in PALETTE.items()), key=lambda rd: rd[1])
+    colours, (low, high) = palette()
+    role, distance = min(((r, float(np.linalg.norm(rgb - c))) for r, c in colours.items()), key=lambda rd: rd[1])
     if distance <= NEAR:
         return role
-    low, high = HEAT
     t = float(np.clip(np.dot(rgb - low, high - low) / np.dot(high - low, high - low), 0, 1))
     if np.linalg.norm(low + t * (high - low) - rgb) <= NEAR:
         return "heat"

@@ -238,23 +238,25 @@ class NumberBook:
         self.meta[id(mob)] = {"kind": "mark", "mark": kind, "covers": list(covers)}
         return mob
 
-    def num(self, label: str, value: Any, decimals: int = 4, color: str = style.TEXT,
+    def num(self, label: str, value: Any, decimals: int = 4, color: str | None = None,
             size: float = style.NUMBER_SIZE, place: dict[str, Any] | None = None) -> Mobject:
-        """A number on its own, set from cached glyphs (scenes/kit/text/glyphs.py)."""
+        """A number on its own, set from cached glyphs (scenes/kit/text/glyphs.py); the text colour unless told."""
+        color = color or style.TEXT
         text = self.fmt(label, value, decimals)
         mob = (NumberText(str(text), size=size, color=color) if settable(text)
                else Text(str(text), font=style.NUMBER_FONT, font_size=size, color=color))
         return self.register(mob, "number", text, label, place)
 
-    def text(self, template: str, *slots: Shown, color: str = style.TEXT, size: float = style.BODY_SIZE,
+    def text(self, template: str, *slots: Shown, color: str | None = None, size: float = style.BODY_SIZE,
              font: str = style.FONT, kind: str = "label", place: dict[str, Any] | None = None,
              **named: Shown) -> Mobject:
         """Plain text (never parsed as markup) from a digit-free template and the book's slots."""
         shown = (template if isinstance(template, Shown) and self.made(template) and not slots and not named
                  else self.compose(template, *slots, **named))
-        return self.register(made_text(str(shown), lang.font(font), size, color), kind, shown, place=place)
+        return self.register(made_text(str(shown), lang.font(font), size, color or style.TEXT), kind, shown,
+                             place=place)
 
-    def label(self, text: str, color: str = style.TEXT, size: float = style.BODY_SIZE,
+    def label(self, text: str, color: str | None = None, size: float = style.BODY_SIZE,
               font: str = style.FONT, place: dict[str, Any] | None = None) -> Mobject:
         """Words, or a text the book made (a Shown): the same as text() without slots."""
         return self.text(text, color=color, size=size, font=font, place=place)
@@ -264,9 +266,10 @@ class NumberBook:
         self.grids = getattr(self, "grids", 0) + 1
         return f"{name}#{self.grids}"
 
-    def math(self, tex: str, *slots: Shown, color: str = style.TEXT,
+    def math(self, tex: str, *slots: Shown, color: str | None = None,
              size: float = style.BODY_SIZE) -> Mobject:
         """A formula: digit-free TeX with @ marking each slot the book fills."""
+        color = color or style.TEXT
         typed = numerals(tex)
         if typed:
             raise TypedNumberError(f"{typed} typed in the formula {tex!r}")

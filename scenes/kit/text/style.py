@@ -1,25 +1,63 @@
-"""The one palette, fonts, sizes and number formats shared by every clip."""
+"""The one palette (in two themes), fonts, sizes and number formats shared by every clip."""
 import math
+import os
 
-BACKGROUND = "#0F1117"
-TEXT = "#ECEFF1"
-MUTED = "#90A4AE"
-QUERY = "#4FC3F7"      # queries: blue
-KEY = "#FFB74D"        # keys: orange
-VALUE = "#81C784"      # values: green
-MASK = "#EF5350"       # masked (-inf) cells and errors: red
-TRACK = "#FFEB3B"      # the tracked element / query: yellow
-ACCENT = "#CE93D8"     # results (outputs, sums): violet
-GRID_LINE = "#546E7A"
-HEAT_LOW, HEAT_HIGH = "#1B2A41", "#8E3B8F"   # weights heat scale, 0 -> 1
-NAN_FILL = "#37474F"
+# Each colour by the role it plays; the layout record names a drawn mobject's colour by its role
+# (scenes/kit/text/layout.py reads the colour back from the mobject): a colour between the heat
+# scale's ends is "heat", one off the palette is recorded as its hex. Dark: white on near-black,
+# the video's look; light: near-black on white, for bright rooms and paper. Every pair drawn as
+# text keeps WCAG AA contrast in both (tests/kit/test_theme.py).
+THEMES = {
+    "dark": {"text": "#ECEFF1", "muted": "#90A4AE",
+             "query": "#4FC3F7",       # queries: blue
+             "key": "#FFB74D",         # keys: orange
+             "value": "#81C784",       # values: green
+             "mask": "#EF5350",        # masked (-inf) cells and errors: red
+             "track": "#FFEB3B",       # the tracked element / query: yellow
+             "accent": "#CE93D8",      # results (outputs, sums): violet
+             "grid": "#546E7A", "nan": "#37474F", "background": "#0F1117",
+             "heat_low": "#1B2A41", "heat_high": "#8E3B8F"},      # weights heat scale, 0 -> 1
+    "light": {"text": "#1A1D23", "muted": "#546E7A", "query": "#0369A1", "key": "#A14A06",
+              "value": "#2E7D32", "mask": "#D93636", "track": "#442E00", "accent": "#8E24AA",
+              "grid": "#78909C", "nan": "#ECEFF1", "background": "#FFFFFF",
+              "heat_low": "#F5EEF8", "heat_high": "#DDB3E5"},
+}
+THEME_VARIABLE = "CHAPTER_THEME"     # a render's theme, for the processes it starts (render.py --theme)
 
-# What each colour says: the layout record names a drawn mobject's colour by its role
-# (scenes/kit/text/layout.py reads the colour back from the mobject); a colour between the heat
-# scale's ends is "heat", and one off the palette is recorded as its hex.
-ROLES = {"text": TEXT, "muted": MUTED, "query": QUERY, "key": KEY, "value": VALUE, "mask": MASK,
-         "track": TRACK, "accent": ACCENT, "grid": GRID_LINE, "nan": NAN_FILL,
-         "background": BACKGROUND}
+# The theme in force (use() changes it): read where a mobject is made, never kept at import.
+THEME: str
+BACKGROUND: str
+TEXT: str
+MUTED: str
+QUERY: str
+KEY: str
+VALUE: str
+MASK: str
+TRACK: str
+ACCENT: str
+GRID_LINE: str
+NAN_FILL: str
+HEAT_LOW: str
+HEAT_HIGH: str
+ROLES: dict[str, str] = {}           # role -> colour: the roles above but the heat scale's ends
+
+
+def use(theme: str) -> None:
+    """Put `theme`'s colours in force (the module's names and ROLES, changed in place)."""
+    global THEME, BACKGROUND, TEXT, MUTED, QUERY, KEY, VALUE, MASK, TRACK, ACCENT, GRID_LINE, NAN_FILL
+    global HEAT_LOW, HEAT_HIGH
+    if theme not in THEMES:
+        raise ValueError(f"theme {theme!r}: one of {', '.join(THEMES)}")
+    c = THEMES[theme]
+    THEME, BACKGROUND, TEXT, MUTED = theme, c["background"], c["text"], c["muted"]
+    QUERY, KEY, VALUE, MASK, TRACK, ACCENT = c["query"], c["key"], c["value"], c["mask"], c["track"], c["accent"]
+    GRID_LINE, NAN_FILL, HEAT_LOW, HEAT_HIGH = c["grid"], c["nan"], c["heat_low"], c["heat_high"]
+    ROLES.clear()
+    ROLES.update({role: c[role] for role in ("text", "muted", "query", "key", "value", "mask", "track",
+                                             "accent", "grid", "nan", "background")})
+
+
+use(os.environ.get(THEME_VARIABLE) or "dark")
 
 CHAPTER = 4                          # the book's chapter these clips teach
 BOOK_TITLE = "第 {} 章　从加权平均推导自注意力与因果掩码"   # {}: CHAPTER

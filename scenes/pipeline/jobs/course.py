@@ -5,6 +5,7 @@ or inputs with the CLI's option names (a clip not named keeps the book's inputs)
 
     lang = "zh"                      # the chapter's language (the command line's --lang wins)
     pace = "normal"
+    theme = "light"                  # dark (the video's look, the default) or light
     tokens = "我 爱 学 习"            # every named clip that takes tokens and gives none of its own
 
     [weighted-average]
@@ -26,10 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from scenes.kit.text import lang as language
-from scenes.kit.text.style import PACES
+from scenes.kit.text.style import PACES, THEMES
 from scenes.pipeline.jobs.inputs import InputError, check, load_preset, preset_data, raw_inputs
 
-WIDE = ("lang", "pace", "tokens")           # the chapter-wide values
+WIDE = ("lang", "pace", "theme", "tokens")           # the chapter-wide values
 MAX_COURSE = 256 * 1024                     # bytes of a course file
 
 
@@ -46,6 +47,7 @@ class Course:
     path: Path
     lang: str | None = None
     pace: str | None = None
+    theme: str | None = None
     raw: dict[str, dict] = field(default_factory=dict)       # clip -> raw inputs (the book's, then the course's)
     checked: dict[str, dict] = field(default_factory=dict)   # clip -> its rules' checked inputs
 
@@ -83,11 +85,13 @@ def read_course(path: str | Path) -> Course:
     problems: list[str] = []
     clips = declarations()
     wide = {k: data[k] for k in WIDE if k in data}
-    lang, pace, tokens = wide.get("lang"), wide.get("pace"), wide.get("tokens")
+    lang, pace, theme, tokens = wide.get("lang"), wide.get("pace"), wide.get("theme"), wide.get("tokens")
     if lang is not None and lang not in language.LANGS:
         problems.append(f"{shown}: lang: one of {', '.join(language.LANGS)}")
     if pace is not None and pace not in PACES:
         problems.append(f"{shown}: pace: one of {', '.join(PACES)}")
+    if theme is not None and theme not in THEMES:
+        problems.append(f"{shown}: theme: one of {', '.join(THEMES)}")
     if tokens is not None and not isinstance(tokens, str):
         problems.append(f"{shown}: tokens: words as text, separated by spaces")
     raw: dict[str, dict] = {}
@@ -107,7 +111,7 @@ def read_course(path: str | Path) -> Course:
             problems.append(f"{shown}: [{name}] {str(err).removeprefix('--')}")
     if problems:
         raise CourseError(problems)
-    return Course(p, lang, pace, raw, checked)
+    return Course(p, lang, pace, theme, raw, checked)
 
 
 def clip_inputs(clip: str, table: dict, tokens: str | None, shown: str) -> tuple[dict, dict]:

@@ -1,5 +1,5 @@
 """Content addresses of renders: a stamp is the hash of everything that shapes a render's
-files (its clip and inputs, quality, sections, pace, voice, language and catalogue, the pinned
+files (its clip and inputs, quality, sections, pace, voice, language and catalogue, theme, the pinned
 packages, the shared pipeline files, the assets, and every project file its module imports,
 followed through the imports). A render whose stamp in OUT/.stamps/KEY.txt matches, with its
 files present, is reused.
@@ -13,6 +13,7 @@ import threading
 from pathlib import Path
 
 from scenes.kit.text import lang as language
+from scenes.kit.text import style
 from scenes.pipeline.jobs.inputs import check, manifest_inputs, raw_inputs
 from scenes.pipeline.jobs.registry import Clip
 
@@ -108,14 +109,21 @@ def stamp_of(clip: str, quality: str, sections: bool, pace: str = "normal", voic
     inputs = manifest_inputs(check(clip, raw if raw is not None else raw_inputs(clip)))
     code = code_hash(scene(clip).__module__)
     text = json.dumps([clip, quality, sections, inputs, code, pace, voice_hash(clip, voice), lang,
-                       catalogue_hash(lang)], sort_keys=True)
+                       catalogue_hash(lang)] + themed(), sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
 def title_stamp(spec: Clip, quality: str, lang: str = language.SOURCE) -> str:
     code = code_hash("scenes.pipeline.video.title_card")
     return hashlib.sha256(json.dumps([spec.section, spec.title, quality, code, lang,
-                                      catalogue_hash(lang)]).encode()).hexdigest()
+                                      catalogue_hash(lang)] + themed()).encode()).hexdigest()
+
+
+def themed() -> list[str]:
+    """The theme in force (style.THEME), as a stamp holds it: nothing for the dark default (the
+    stamps made before there were themes stay valid), its name for any other: a light render
+    never reuses a dark one, nor a dark one a light one."""
+    return [] if style.THEME == "dark" else [style.THEME]
 
 
 def catalogue_hash(lang: str) -> str:

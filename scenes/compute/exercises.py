@@ -12,8 +12,6 @@ from fractions import Fraction
 
 import numpy as np
 
-from scenes.compute.provenance import Source
-
 # The example inputs: "Your journey starts" (the first three rows of the upstream inputs).
 TOKENS = ("Your", "journey", "starts")
 INPUTS = np.array([[0.43, 0.15, 0.89], [0.55, 0.87, 0.66], [0.57, 0.85, 0.64]])
@@ -220,73 +218,3 @@ def diagonal_rows(x: np.ndarray = SCORE_X) -> tuple:
     """The mask with diagonal=1 (keeps the diagonal) and diagonal=0 (hides it: row 0 is NaN)."""
     scores = x @ x.T
     return causal_rows(scores, 1), causal_rows(scores, 0)
-
-
-# ------------------------------------------------------------------ where each answer comes from
-def _cell(name: str, *idx: int) -> str:
-    return name + "".join(f"[{i}]" for i in idx)
-
-
-def _softmax(out: dict, name: str, of: str, hidden: np.ndarray, axis: int = -1) -> None:
-    """name[i][j] <- the visible entries of `of` along `axis` (none when hidden, or when one is
-    visible: its weight is 1 whatever its score)."""
-    hidden = np.asarray(hidden, bool)
-    for i, j in np.ndindex(*hidden.shape):
-        seen = [c for c in ([(i, k) for k in range(hidden.shape[1])] if axis == -1 else
-                            [(k, j) for k in range(hidden.shape[0])]) if not hidden[c]]
-        out[_cell(name, i, j)] = Source("softmax", () if hidden[i, j] or len(seen) == 1 else
-                                        tuple(_cell(of, *c) for c in seen))
-
-
-def _sums(out: dict, name: str, of: str, shape: tuple, axis: int = -1) -> None:
-    """name[i] <- of[i][*] (axis -1: a row's sum) or of[*][i] (axis -2: a column's)."""
-    rows, cols = shape
-    for i in range(rows if axis == -1 else cols):
-        line = [(i, k) for k in range(cols)] if axis == -1 else [(k, i) for k in range(rows)]
-        out[_cell(name, i)] = Source("sum", tuple(_cell(of, *c) for c in line))
-
-
-def sources(results: dict) -> dict:
-    """label -> Source for the computed answers the clip draws (results: the clip's compute results by
-    exercise): 3.1's W transposed, 3.2's concatenation, 3.3's subtotal and total, the supplementary
-    weights and sums, and the shapes, each from the sizes before it."""
-    out: dict = {}
-    a, w, z, d = (results[n] for n in ("3.1", "3.2", "zeros", "dim"))
-    for i, j in np.ndindex(*a.v1[0].shape):
-        out[_cell("align.v1", i, j)] = Source("transpose", (_cell("align.linear", j, i),))
-    for i, j in np.ndindex(*w.concat.shape):
-        head, col = divmod(j, w.d_out)
-        out[_cell("wrap.concat", i, j)] = Source("concat", (f"wrap.head[{head}][{i}][{col}]",))
-    out["params.qkv"] = Source("sum", ("params.w_query", "params.w_key", "params.w_value"))
-    out["params.total"] = Source("sum", ("params.qkv", "params.out_weight", "params.out_bias"))
-    _softmax(out, "zeros.weights", "zeros.masked", z.hidden)
-    _sums(out, "zeros.sums", "zeros.weights", z.weights.shape)
-    _softmax(out, "dim.right", "dim.scores", d.hidden)
-    _softmax(out, "dim.wrong", "dim.scores", d.hidden, axis=-2)
-    _sums(out, "dim.right_rows", "dim.right", d.right.shape)
-    _sums(out, "dim.wrong_rows", "dim.wrong", d.wrong.shape)
-    _sums(out, "dim.wrong_cols", "dim.wrong", d.wrong.shape, axis=-2)
-    keep, hide = results["diagonal"]
-    _softmax(out, "diag.weights", "diag.masked", hide.hidden)
-    for i in range(len(hide.masked)):          # a row with no visible key: NaN, from nothing
-        if hide.visible[i] == 0:
-            out.update({_cell("diag.weights", i, j): Source("softmax", ()) for j in range(len(hide.masked))})
-    out.update(shape_sources())
-    return out
-
-
-def shape_sources() -> dict:
-    """The shapes exercise: each size <- the sizes before it (and H, d), by its line's operation."""
-    dim = lambda name, *ks: tuple(f"shapes.{name}[{k}]" for k in ks)    # noqa: E731
-    rules: dict[str, tuple[str, list[tuple[str, ...]]]] = {
-             "projected": ("linear", [("shapes.batch",), ("shapes.time",), ("shapes.d_model",)]),
-             "split": ("view", [dim("projected", 0), dim("projected", 1), ("shapes.heads",),
-                                ("shapes.head_dim",)]),
-             "per_head": ("transpose", [dim("split", k) for k in (0, 2, 1, 3)]),
-             "scores": ("matmul", [dim("per_head", k) for k in (0, 1, 2, 2)]),
-             "back": ("matmul, transpose", [*(dim("scores", k) for k in (0, 2, 1)), dim("per_head", 3)]),
-             "merged": ("reshape", [dim("back", 0), dim("back", 1), dim("back", 2, 3)])}
-    out = {"shapes.head_dim": Source("divide", ("shapes.d_model", "shapes.heads"))}
-    for name, (op, sizes) in rules.items():
-        out.update({f"shapes.{name}[{k}]": Source(op, tuple(src)) for k, src in enumerate(sizes)})
-    return out

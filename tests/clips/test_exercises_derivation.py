@@ -11,7 +11,7 @@ from conftest import inputs_for
 from support.contract import layout_problems, oracle_problems
 from support.derivations import case_inputs, flow_problems, moment_problems, size_sources, watched
 from support.exercises_oracle import SCORE_X, marks, masked_softmax, oracle
-from scenes.compute import exercises as compute
+from scenes.compute import exercise_sources, exercises as compute
 from scenes.compute.provenance import Source
 
 
@@ -62,10 +62,31 @@ SHAPE_LINES = {   # the shapes exercise's lines, run by torch on tensors of the 
 }
 
 
+def attention_pattern(out, name, x_name, w_names, shape, causal=False, linear=True):
+    """out[name[i][c]] = what torch's Jacobian of softmax(x Wq (x Wk)ᵀ / √d) x Wv at [i][c] is not
+    zero for, at random x and W of the answer's shapes (W in nn.Linear's [d_out, d_in] when linear)."""
+    t, d_in, d_out = shape
+    gen = torch.Generator().manual_seed(0)
+    leaves = [torch.randn(t, d_in, generator=gen, dtype=torch.float64)] + [
+        torch.randn(*((d_out, d_in) if linear else (d_in, d_out)), generator=gen, dtype=torch.float64)
+        for _ in range(3)]
+
+    def attend(x, *ws):
+        q, k, v = (x @ w.T if linear else x @ w for w in ws)
+        s = q @ k.T / d_out ** 0.5
+        if causal:
+            s = s.masked_fill(torch.ones(t, t, dtype=torch.bool).triu(1), -torch.inf)
+        return F.softmax(s, -1) @ v
+    jac = torch.autograd.functional.jacobian(attend, tuple(leaves))
+    for idx in np.ndindex(t, d_out):
+        out[at(name, idx)] = {at(n, src) for n, d in zip((x_name, *w_names), jac) for src in zip(*np.nonzero(d[idx].numpy()))}
+
+
 def torch_sources(inputs):
-    """label -> what torch makes it from: the Jacobian's pattern for the weights and the sums, the
-    index .T and cat take each entry from, the shapes' lines run on changed sizes; 3.3's counts by
-    the rule the exercise states (a module's count is the sum of its tensors' numel)."""
+    """label -> what torch makes it from: the Jacobian's pattern for the weights, the sums and the
+    attention outputs, the index .T and cat take each entry from, the shapes' lines run on changed
+    sizes; 3.3's counts by the rule the exercise states (a module's count is the sum of its tensors'
+    numel, a tensor's the product of its shape), a row's visible keys from its masked scores."""
     out = {"params.qkv": {"params.w_query", "params.w_key", "params.w_value"},
            "params.total": {"params.qkv", "params.out_weight", "params.out_bias"}}
     taken(out, "align.v1", {"align.linear": (2, 3)}, lambda w: w.T)
@@ -81,6 +102,17 @@ def torch_sources(inputs):
         pattern(out, f"dim.{name}", "dim.scores", lambda m, d=dim: F.softmax(m, d), s)
         pattern(out, f"dim.{name}_rows", f"dim.{name}", lambda w: w.sum(-1), F.softmax(s, dim))
     pattern(out, "dim.wrong_cols", "dim.wrong", lambda w: w.sum(-2), F.softmax(s, -2))
+    attention_pattern(out, "align.out_v1", "align.x", ("align.v1", "align.v1_key", "align.v1_value"), (3, 3, 2),
+                      linear=False)
+    attention_pattern(out, "align.out_v2", "align.x", ("align.linear", "align.linear_key", "align.linear_value"),
+                      (3, 3, 2))
+    for h in range(2):
+        attention_pattern(out, f"wrap.head[{h}]", "align.x", tuple(f"wrap.w_{n}[{h}]" for n in ("query", "key", "value")),
+                          (3, 3, 1), causal=True)
+    out.update({f"params.{n}": {"params.square[0]", "params.square[1]"}    # numel of a [D, D] weight
+                for n in ("w_query", "w_key", "w_value", "out_weight")})
+    out["params.out_bias"] = {"params.bias_shape[0]"}                     # numel of a [D] bias
+    out.update({f"diag.visible[{i}]": {f"diag.masked[{i}][{j}]" for j in range(3)} for i in range(3)})  # finite ones
     return {**out, **size_sources(SHAPE_LINES, oracle(inputs), ("shapes.head_dim",))}
 
 
@@ -148,8 +180,8 @@ def test_planted_wrong_sources_are_caught(monkeypatch):
     _, _, problems = derived(inputs_for("exercises", only="zeros", pause=0))
     assert any("which it is not made from" in p for p in problems), problems
     monkeypatch.undo()
-    real_sources = compute.sources
-    monkeypatch.setattr(compute, "sources", lambda r: {**real_sources(r), "dim.wrong_cols[0]": Source(
+    real_sources = exercise_sources.sources
+    monkeypatch.setattr(exercise_sources, "sources", lambda r: {**real_sources(r), "dim.wrong_cols[0]": Source(
         "sum", tuple(f"dim.wrong[0][{j}]" for j in range(3)))})
     _, _, problems = derived(inputs_for("exercises", only="dim", pause=0))
     assert any(p.startswith("dim.wrong_cols[0]: from") for p in problems), problems

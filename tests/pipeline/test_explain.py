@@ -5,6 +5,7 @@ every preset, in Chinese and English. Written by scenes/pipeline/present/explain
 manifest alone; the checks here read the manifest again, not explain.py's own tables."""
 import copy
 import json
+import math
 import re
 from pathlib import Path
 
@@ -18,14 +19,10 @@ from scenes.pipeline.present.explain import derivations, step_explained
 PRESETS = {p.stem: json.loads(p.read_text("utf-8"))["clip"] for p in sorted((ROOT / "assets/presets").glob("*.json"))}
 CASES = [(clip, None) for clip in specs()] + [(clip, name) for name, clip in PRESETS.items()]
 
-# Numbers the clips draw without recording where they come from (no `from`, no input, no rule):
-# the clips' provenance does not cover them yet. Each is shown as "the manifest does not say",
-# never as a blank; the list is exact, so a new gap fails here and so does a closed one.
-GAPS = {
-    "exercises": {"align.linear[N][N]", "align.x[N][N]", "align.out_vN[N][N]", "wrap.head[N][N][N]",
-                  "params.w_query", "params.w_key", "params.w_value", "params.out_weight",
-                  "params.out_bias", "dim.scores[N][N]", "diag.visible[N]"},
-}
+# Numbers the clips draw without recording where they come from (no `from`, no input, no rule),
+# by clip: none now. Each would be shown as "the manifest does not say", never as a blank; the
+# list is exact, so a new gap fails here and so does a closed one.
+GAPS: dict[str, set[str]] = {}
 
 
 @pytest.fixture(scope="module")
@@ -119,6 +116,42 @@ def test_the_gap_list_is_exact(dry):
     for clip, preset in CASES:
         seen.setdefault(clip, set()).update(problems(dry(clip, preset))[0])
     assert {c: g for c, g in seen.items() if g} == GAPS
+
+
+ARITHMETIC = {"sum": lambda xs: math.fsum(xs) if not any(map(math.isnan, xs)) else math.nan,
+              "product": math.prod, "count": math.prod, "divide": lambda xs: xs[0] / xs[1] if xs[1] else math.nan,
+              "copy": lambda xs: xs[0], "negate": lambda xs: -xs[0], "max": max, "min": min}
+
+
+def arithmetic_problems(manifest):
+    """A note says `label = a + b = 1.0 + 2.0 = 3.0`: each sum, product, quotient, copy, negation and
+    pick of the records holds of their sources' values (to float64 rounding)."""
+    records, out = {r["label"]: r for r in manifest["numbers"]}, []
+    for rec in manifest["numbers"]:
+        op, src = rec.get("op"), rec.get("from") or []
+        if op not in ARITHMETIC or not src or (op == "divide" and len(src) != 2) or (op == "product" and len(src) < 2) \
+                or not all(s in records for s in src):
+            continue
+        try:
+            values = [float(records[s]["value"]) for s in src]
+            want, got = ARITHMETIC[op](values), float(rec["value"])
+        except (TypeError, ValueError):
+            continue
+        if not (math.isnan(want) and math.isnan(got)) and not math.isclose(want, got, rel_tol=1e-9, abs_tol=1e-12):
+            out.append(f"{rec['label']} = {got}, its {op} of {src} is {want}")
+    return out
+
+
+@pytest.mark.parametrize("clip,preset", CASES, ids=[f"{c}-{p or 'default'}" for c, p in CASES])
+def test_each_sum_product_and_pick_holds_of_its_sources(dry, clip, preset):
+    assert arithmetic_problems(dry(clip, preset)) == []
+
+
+def test_a_number_that_is_not_its_sum_is_caught(dry):
+    m = copy.deepcopy(dry("causal-mask"))
+    rec = next(r for r in m["numbers"] if r["label"] == "post_row_sums[1]")
+    rec["value"] = rec["value"] + 0.01
+    assert any(p.startswith("post_row_sums[1]") for p in arithmetic_problems(m))
 
 
 @pytest.mark.parametrize("clip", ["weighted-average", "causal-mask", "multihead", "dropout"])

@@ -4,7 +4,7 @@ parameters of one attention module, and four supplementary exercises on masks an
 import re
 
 from scenes.clips.exercises import answers
-from scenes.compute import exercises as compute
+from scenes.compute import exercise_sources, exercises as compute
 from scenes.kit.text import lang, style
 from scenes.kit.compose import quiz
 from scenes.kit.draw.anim import Appear
@@ -70,7 +70,7 @@ class Exercises(ClipScene):
                 "diagonal": compute.diagonal_rows()}
 
     def provenance(self):
-        return compute.sources(self.result)
+        return exercise_sources.sources(self.result)
 
     def construct(self):
         for name in self.inputs["only"]:

@@ -28,10 +28,6 @@ def carried_problems(manifest, least=CARRIED):
 
 # Not carried yet, each for its reason (strict: a case that starts to pass must leave this list).
 SHORT = {
-    "weighted-average": "steps 2 and 5 draw X's entries and the weights again as the terms of their first "
-                        "expression (the grid they come from has left the board)",
-    "score-grid": "step 2 draws q and k again as the terms of the first score's expression (Q and K "
-                  "have left the board)",
     "multihead": "the merge step's headers come back through the [B, T, H, d] layout's, whose labels differ",
 }
 

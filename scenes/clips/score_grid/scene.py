@@ -1,13 +1,15 @@
 """4.2 为什么拆成查询、键和值 and 4.3 缩放因子来自点积的方差:
 Q, K, V projections, the QK^T grid and why the scores are divided by sqrt(d_k)."""
-from manim import DOWN, UP, FadeIn, LaggedStart, VGroup, Write
+from itertools import product
+
+from manim import DOWN, RIGHT, UP, FadeIn, LaggedStart, VGroup, Write
 
 from scenes.clips.score_grid.parts import (AREA, FULL_SCALE, MIN_SCALE, WIDTH, WORDS, axis_names, direct_says,
                                            first_cell, first_scaled, lit_from, make_scaled, projection_block,
                                            projection_says, role_grid, row_caption, say_scaled, scaling_says,
                                            scores_says, shape_rule, variance_table, w_page)
 from scenes.compute import scores as compute
-from scenes.kit.motion import derive
+from scenes.kit.motion import derive, expressions as ex
 from scenes.kit.text import style
 from scenes.kit.draw.anim import Appear
 from scenes.kit.scene.base import ClipScene
@@ -173,22 +175,44 @@ class ScoreGrid(ClipScene):
         tag = name_tag(book, r"QK^\top", "scores", r.scores.shape, style.ACCENT)
         first = first_cell(book, r, grid)
         band = Band([first])
+        qk = self.sources()            # Q and K stay on the board, left of the grid, where they fit
 
         def board(cols, parts, s):     # the formula and the band (those of them this page has) above
             over_columns(grid, cols, s)
-            return VGroup(*parts, with_legend(grid, tag, bar, 0.5, s)).arrange(DOWN, buff=0.3 * s)
-        parts = optional(head, band)   # whole column labels first; the formula goes first, then the band
+            right = VGroup(*[p for p in parts if p is not qk], with_legend(grid, tag, bar, 0.5, s))
+            right.arrange(DOWN, buff=0.3 * s)
+            if qk not in parts:
+                return right
+            VGroup(qk, right).arrange(RIGHT, buff=0.5 * s)
+            qk.shift(UP * (grid.boxes[0][0].get_top()[1] - qk[0].grid.boxes[0][0].get_top()[1]))   # Q's rows level
+            return VGroup(qk, right)
+        # whole column labels first; the formula goes first, then Q and K, then the band
+        parts = optional(head, qk, band)
         options = variants(lambda cols, shown: [Page(caption, lambda s: board(cols, shown, s))],
                            labels, parts)
-        pages = plan(book, options, AREA, needs(options, FULL_SCALE, MIN_SCALE, last=4))
+        least = needs(options, FULL_SCALE, MIN_SCALE, last=len(parts))
+        pages = plan(book, options, AREA, [FULL_SCALE if qk in shown else n
+                                           for n, (_, shown) in zip(least, product(labels, parts))])
         turn(self, pages, AREA, lambda m: None)
         _, shown = picked(options, pages, labels, parts)
+        kept = [Appear(qk)] if qk in shown else []
         if head in shown:
-            self.play(Write(head))
+            self.play(Write(head), *kept)
+            kept = []
         placed = VGroup(*[p for p in shown if p is not band], grid, tag)
         made = derive.room(self, placed, [first], band if band in shown else None)
-        fill(self, grid, [lit_from(first, grid)], made, Appear(tag))    # from a row of Q and one of K
+        lit = lit_from(first, grid)    # from a row of Q and one of K: their cells, else the grid's names
+        fill(self, grid, [ex.from_cells(lit, *[b.grid for b in qk]) if qk in shown else lit], made,
+             Appear(tag), *kept)
         self.play(Appear(bar))
+
+    def sources(self):
+        """Q and K as step 1 draws them, side by side."""
+        r, tokens = self.result, self.inputs["tokens"]
+        names = (lambda n, k: {"row_labels": axis_names(self.book, tokens, n, k)}) if r.x is None else (
+            lambda n, k: {})
+        return VGroup(*[role_grid(self.book, n.lower(), vals, c, n, **names(n.lower(), len(vals)))
+                        for vals, _, n, _, c in self.roles() if n in ("Q", "K")]).arrange(RIGHT, buff=0.45)
 
     def scaling(self):
         r, book = self.result, self.book

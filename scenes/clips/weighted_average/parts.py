@@ -103,7 +103,8 @@ def alone(label: str, value: float, at: Mobject) -> Term:
 
 def first_score(book: NumberBook, r: Any, products: MatrixGrid, scores: MatrixGrid,
                 width: float) -> Derivation:
-    """s₀ = x_q · x₀: the query's and the first key's components, from the names of their rows."""
+    """s₀ = x_q · x₀: the query's and the first key's components, from the names of their rows (from X's
+    cells where the step keeps X: expressions.from_cells)."""
     names, q = products.row_labels, r.query
     pairs = [(alone(f"x[{q}][{c}]", r.x[q, c], names[q]), alone(f"x[0][{c}]", r.x[0, c], names[0]))
              for c in range(r.x.shape[1])]

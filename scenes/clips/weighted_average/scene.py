@@ -1,22 +1,23 @@
 """4.1 先把加权平均写清楚: scores, softmax and the weighted sum of the inputs."""
 from typing import Any
 
-from manim import DOWN, RIGHT, Create, FadeIn, Mobject, NumberPlane, VGroup, Write
+from manim import DOWN, RIGHT, UP, Create, FadeIn, Mobject, NumberPlane, VGroup, Write
 
 from scenes.clips.weighted_average.parts import (divide_table, first_mix, first_score, first_weight,
                                                 softmax_board, softmax_table, spoken)
 from scenes.compute import average as compute
 from scenes.kit.compose import boards
 from scenes.kit.draw import columns
+from scenes.kit.draw.columns import Columns
 from scenes.kit.motion import derive, expressions as ex
 from scenes.kit.text import lang, style
 from scenes.kit.draw.anim import Appear
 from scenes.kit.scene.base import ClipScene
 from scenes.kit.motion.derive import Band
 from scenes.kit.draw.grids import MatrixGrid
-from scenes.kit.text.layout import content_center, fit
+from scenes.kit.text.layout import content_center, content_height, content_width, fit
 from scenes.kit.motion.made import first_of, make
-from scenes.kit.page.page import named as slots_in, speak
+from scenes.kit.page.page import Area, fits, named as slots_in, speak
 from scenes.kit.draw.plane import arrow
 from scenes.kit.text.numbers import Shown
 from scenes.kit.scene.inputs import integer, matrix, tokens
@@ -115,6 +116,26 @@ class WeightedAverage(ClipScene):
         """Place the table: alone, or with two components right of the plane (returned, not drawn)."""
         return boards.beside_plane(table, self.result.plane_points if self.planar() else None)
 
+    def inputs_grid(self) -> MatrixGrid:
+        """X as step 1 draws it (rows named short where tokens are too wide)."""
+        r = self.result
+        colors = [style.QUERY if j == r.query else style.VALUE for j in range(len(r.x))]
+        return self.grid("x", r.x, decimals_cut_to_width(r.x), [self.short(j) for j in range(len(r.x))], colors)
+
+    def weights_column(self) -> Columns:
+        """Step 4's column of weights, its rows named as there."""
+        return Columns(self.book, [("weights", self.result.weights, 4, self.head(r"\alpha_j"), "weights")],
+                       self.names(), self.colors())
+
+    def kept_beside(self, kept: Any, group: Any, rows: tuple, width: float | None = None) -> list:
+        """A block of the last step kept on the board, left of `group` (the tops of `rows`, a cell
+        of each, level), where every number still reads in the content area (or `width`) with room
+        for a band; else none."""
+        VGroup(kept, group).arrange(RIGHT, buff=0.6)
+        kept.shift(UP * (rows[1].get_top()[1] - rows[0].get_top()[1]))
+        area = Area(width or content_width(), height=content_height() - 2 * derive.HEIGHT)
+        return [kept] if fits(self.book, VGroup(kept, group), area) else []
+
     def planar(self) -> bool:
         return self.result.x.shape[1] == 2
 
@@ -155,11 +176,13 @@ class WeightedAverage(ClipScene):
         made = first_score(book, r, products, scores, products.width + scores.width)
         both = VGroup(VGroup(head, products).arrange(DOWN, buff=0.3), scores).arrange(RIGHT, buff=0.6,
                                                                                       aligned_edge=DOWN)
-        band = boards.laid_out(self, VGroup(both), [made])
+        x = self.inputs_grid()
+        kept = self.kept_beside(x, both, (x.boxes[0][0], products.boxes[0][0]))   # X stays, left of its products
+        band = boards.laid_out(self, VGroup(VGroup(*kept, both)), [ex.from_cells(made, *kept)])
         first = {"key": self.short(0), "score": spoken(book, made.result)} if band else {}
         speak(self, NARRATION["dots"] + (NARRATION["dots.first"] if band else []), query=query,
               self_score=own, **first)
-        boards.fill(self, scores, [made], band, Appear(both[0]))
+        boards.fill(self, scores, [made], band, Appear(both[0]), *[Appear(m) for m in kept])
 
     def why_not_divide(self) -> None:
         r, book = self.result, self.book
@@ -232,14 +255,18 @@ class WeightedAverage(ClipScene):
         table = VGroup(parts, total).arrange(DOWN, buff=0.35, aligned_edge=RIGHT)
         wide = boards.SIDE_W if self.planar() else None
         made = first_mix(book, r, parts, total, wide or max(table.width, ex.LEAST_ROOM))
-        band = boards.reserve(book, side := VGroup(table), Band([made]), wide)
+        alphas = self.weights_column()
+        kept = self.kept_beside(alphas, table, (alphas.grids[0].boxes[0][0], parts.boxes[0][0]), wide)  # α stays
+        ex.from_cells(made, *[column.grids[0] for column in kept])
+        band = boards.reserve(book, side := VGroup(VGroup(*kept, table)), Band([made]), wide)
         plane = self.place(side)
         band = derive.room(self, VGroup(side, *([plane] if plane is not None else [])), [made], band)
         said = (NARRATION["mix." + case] + (NARRATION["plane"] if self.planar() else [])
                 + (NARRATION["mix.first"] if band else []))
         slots.update({"out": spoken(book, made.result)} if band else {})
         speak(self, said, **slots_in("".join(said), slots))
-        boards.fill(self, total, [made], band, *([Create(plane)] if plane is not None else []), Appear(parts))
+        boards.fill(self, total, [made], band, *([Create(plane)] if plane is not None else []), Appear(parts),
+                    *[Appear(m) for m in kept])
         if plane is None:
             return
         for step in boards.head_to_tail(plane, r.parts, style.VALUE):

@@ -45,6 +45,17 @@ def cell(book: NumberBook, grid: Any, i: int, j: int, source: bool = True) -> Te
                 grid.boxes[i][j], source)
 
 
+def from_cells(d: "Derivation", *grids: Any) -> "Derivation":
+    """Each term whose number one of these grids shows comes from its cell there (its copy flies
+    from that cell, lit while it moves): the grid the step keeps on the board."""
+    cells = {g.labels[i][j]: (g.entries[i][j], g.boxes[i][j])
+             for g in grids for i in range(g.n_rows) for j in range(g.n_cols)}
+    for t in d.terms():
+        if t.label in cells:
+            t.at, t.box = cells[t.label]
+    return d
+
+
 def decimals_of(book: NumberBook, mob: Mobject) -> int:
     meta = book.meta[id(mob)]
     rec = record(book, meta["label"], meta["text"])

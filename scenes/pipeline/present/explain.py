@@ -141,9 +141,10 @@ def note(label: str, rec: dict, m: dict, step: int, lang: str) -> dict:
         symbols, values = shown(label, src, texts, m)
         lines = [f"{label} = {symbols} = {values} = {rec['text']}"]
     else:
-        listed = joined([f"{s} = {texts[s]}" for s in named], ", ") or "…"
-        lines = [say("computed", lang, label=label, sources=listed, op=op_name(op, lang)),
-                 f"{label} = {rec['text']}"]
+        listed = joined([f"{s} = {texts[s]}" for s in named], ", ")
+        made = say("computed", lang, label=label, sources=listed, op=op_name(op, lang)) if named else \
+            say("computed_unseen", lang, label=label, op=op_name(op, lang))
+        lines = [made, f"{label} = {rec['text']}"]
     if unseen:
         lines.append(say("unseen", lang, n=len(unseen), labels=joined(unseen, ", ")))
     return {"kind": "computed", "lines": lines, "sources": named, "unseen": unseen}

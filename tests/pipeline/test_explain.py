@@ -167,12 +167,22 @@ def test_the_softmax_weight_says_how_it_is_made_with_the_drawn_values(dry):
     m = dry("weighted-average")
     page = step_explained(m, 4)
     k = next(it[4] for it in page["items"] if it[5] == "weights[0][0]")
-    assert page["notes"][k]["lines"][0] == ("weights[0][0] = exps[0][0] / exps_sum[0][0] = 1.0000 / 6.4366 "
-                                            "= 0.1554")
+    assert page["notes"][k]["lines"][:2] == ["α₀ = e^{s₀} / Σ e^{sⱼ} = 1.0000 / 6.4366 = 0.1554",
+                                             "weights[0][0] = exps[0][0] / exps_sum[0][0] = 1.0000 / 6.4366 = 0.1554"]
     boxes = [it[:4] for j, it in enumerate(page["items"]) if j in page["notes"][k]["lit"]]
     want = [it["box"] for it in m["layout"][3]["items"]
             if it.get("kind") == "number" and it["label"] in ("exps[0][0]", "exps_sum[0][0]")]
     assert boxes == want and len(want) >= 2
+
+
+def test_the_book_symbols_come_from_the_catalogue_in_english_too(dry):
+    """The symbols line is the catalogue's (explain.json's symbols), in either language; a clip the
+    catalogue gives no symbols says its labels only."""
+    page = step_explained(dry("weighted-average", None, "en"), 5)
+    said = [n["lines"][0] for n in page["notes"]]
+    assert "z₀ = α₀·x₀,₀ + α₁·x₁,₀ + α₂·x₂,₀ = 0.1554 · 1 + 0.4223 · 0 + 0.4223 · 1 = 0.5777" in said
+    m = dry("causal-mask")
+    assert not any(n["lines"][0].startswith("α") for s in m["layout"] for n in step_explained(m, s["step"])["notes"])
 
 
 def test_a_masked_cell_and_a_moved_element_say_why(dry):

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from scenes.kit.text.lang import SOURCE, tr, words
-from scenes.pipeline.present.formulas import EXPRESSIONS, indices, joined
+from scenes.pipeline.present.formulas import EXPRESSIONS, in_symbols, indices, joined, symbol
 
 SCRIPT = Path(__file__).with_name("explain.js")     # the page's code for it, inlined in the page
 PLAIN = re.compile(r"^([a-z_]+)((?:\[\d+\])*)$")
@@ -140,6 +140,10 @@ def note(label: str, rec: dict, m: dict, step: int, lang: str) -> dict:
     if shown and not unseen:
         symbols, values = shown(label, src, texts, m)
         lines = [f"{label} = {symbols} = {values} = {rec['text']}"]
+        table = words("explain")["symbols"].get(m.get("scene"), {})
+        mine, written = symbol(label, table), in_symbols(symbols, table)
+        if mine and written:                  # as the book writes it first: α₀ = e^{s₀} / Σ e^{sⱼ} = …
+            lines.insert(0, f"{mine} = {written} = {values} = {rec['text']}")
     else:
         listed = joined([f"{s} = {texts[s]}" for s in named], ", ")
         made = say("computed", lang, label=label, sources=listed, op=op_name(op, lang)) if named else \

@@ -8,6 +8,8 @@ from typing import Callable
 INDEX = re.compile(r"\[(\d+)\]")
 LAST = re.compile(r"^(.*)\[\d+\]$")
 LONG = 12                                            # a list longer than this keeps 3, …, the last
+TOKEN = re.compile(r"[A-Za-z_][\w.]*(?:\[\d+\])+")       # a label with its indices
+SUB = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
 
 def indices(label: str) -> list[int]:
@@ -137,3 +139,20 @@ EXPRESSIONS: dict[str, Expression] = {
     "softmax": softmax, "weighted sum": lambda label, src, t, m: products(pairs(src), t),
     "subtract mean": mean_off, "mask": masked, "max abs difference": gap, "max": extreme("max"), "min": extreme("min"),
     "eval": same, "copy": same, "negate": negate, "count": count, "count visible": visible}
+
+
+def symbol(label: str, table: dict[str, str]) -> str | None:
+    """A label as the book writes it (explain.json's symbols: `weights` -> α{0}), its indices
+    as subscripts (weights[2][0] -> α₂); None when the table has no symbol for it."""
+    found = LAST.match(label) and TOKEN.fullmatch(label)
+    template = table.get(label.split("[")[0]) if found else None
+    return template.format(*[str(k).translate(SUB) for k in indices(label)]) if template else None
+
+
+def in_symbols(expression: str, table: dict[str, str]) -> str | None:
+    """An expression of labels written in symbols; None when one of them has no symbol."""
+    labels = TOKEN.findall(expression)
+    written = {label: symbol(label, table) for label in labels}
+    if not all(written.values()):
+        return None
+    return TOKEN.sub(lambda g: written[g[0]] or g[0], expression)

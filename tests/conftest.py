@@ -252,9 +252,24 @@ def chromium(tmp_path_factory):
         driver.quit()
 
 
-def pytest_collection_modifyitems(items):
-    """The files that use the tiny chapter run last (`--dist loadfile` keeps a file on one
-    worker): by the time a worker asks for it, the other has usually built it."""
+def pytest_configure(config):
+    config.addinivalue_line("markers", "sampled(k): run k of the test's cases a run (tests/support/sample.py)")
+
+
+def pytest_report_header(config):
+    from support import sample
+    return f"sample of the costly cases: TEST_SAMPLE={sample.seed()} (TEST_SAMPLE=all runs every case)"
+
+
+def pytest_collection_modifyitems(config, items):
+    """The costly tests' sample (support/sample.py). The files that use the tiny chapter run last
+    (`--dist loadfile` keeps a file on one worker): by the time a worker asks for it, the other
+    has usually built it."""
+    from support import sample
+    kept, dropped = sample.split(items, sample.seed())
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
     late = {item.path for item in items if "tiny_chapter" in item.fixturenames}
     items.sort(key=lambda item: item.path in late)
 

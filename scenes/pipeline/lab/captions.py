@@ -1,78 +1,35 @@
 """The captions the data chooses, without Manim: for a clip's checked inputs and its compute
 result, each storyboard step's caption as the still shows it when the step is one board, in
 the page's language, filled as the NumberBook fills its slots (style.format_number, the
-catalogues). POST /api/compute answers with them, so the caption changes with the numbers.
+catalogues: lab/captions_slots.py). POST /api/compute answers with them, so the caption changes
+with the numbers.
 
-Each function below mirrors the choice its clip makes (the clip's name with "_" for "-"; the
-templates are the clip's words, assets/lang/zh/<clip>.json, or its inline ones, written here
-as there): tests/pipeline/test_lab_captions.py compares them with the built clips' captions.
-A step whose board is split over pages shows its parts' captions in the still; this one is
-the whole board's (and its first page's, but for causal-mask's third step).
+Each chooser mirrors the choice its clip makes (named as the clip, "_" for "-"): the book's three
+labs below, 4.1 and 4.2–4.3 in captions_lessons.py, 4.5 and 4.8 in captions_checks.py, 4.9 in
+captions_exercises.py. Their templates are the clip's words, assets/lang/zh/<clip>.json, or its
+inline ones, written as there: tests/pipeline/test_lab_captions.py compares them with the built
+clips' captions and finds every inline one in its clip. A step whose board is split over pages
+shows its parts' captions in the still; this one is the whole board's (and its first page's, but
+for causal-mask's third step, score-grid's first and weighted-average's last).
 """
 from __future__ import annotations
 
-import re
-from typing import Any, Callable
+from typing import Any
 
 from scenes.compute.heads import HEAD_SWAP, misplaced_by_wrong_merge
 from scenes.compute.masking import route_agreement
-from scenes.kit.text.lang import ENGLISH_COUNTS, SOURCE, tr, words
-from scenes.kit.text.style import format_number
+from scenes.kit.text.lang import words
+from scenes.pipeline.lab import captions_checks, captions_exercises, captions_lessons
+from scenes.pipeline.lab.captions_slots import CHOOSERS, Slots, chooses
 
-NUMBERED = re.compile(r"\{(\d+)\}")
-NAMED = re.compile(r"\{([a-z][a-z0-9_]*)\}")
-CJK_DIGITS = "零一二三四五六七八九十"
-CHOOSERS: dict[str, Callable[..., list[str]]] = {}
+MIRRORED = (captions_lessons, captions_checks, captions_exercises)    # their clips' choosers join CHOOSERS
 
 
-class Slots:
-    """What a NumberBook would write into a caption's slots, as plain text, in one language."""
-
-    def __init__(self, lang: str) -> None:
-        self.lang = lang
-
-    def num(self, value: Any, decimals: int = 4) -> str:
-        return format_number(value, decimals)
-
-    def index(self, value: Any) -> str:
-        return format_number(int(value))
-
-    def word(self, value: int) -> str:
-        """A count as a word: "三" (zh), "three" (en), else digits (as NumberBook.word)."""
-        n = int(value)
-        if self.lang != SOURCE:
-            return ENGLISH_COUNTS[n] if self.lang == "en" and 0 <= n < len(ENGLISH_COUNTS) else self.index(n)
-        if not 0 <= n < 100:
-            return self.index(n)
-        tens, ones = divmod(n, 10)
-        return CJK_DIGITS[n] if n <= 10 else (("" if tens == 1 else CJK_DIGITS[tens]) + "十" +
-                                               (CJK_DIGITS[ones] if ones else ""))
-
-    def compose(self, template: str, *slots: str, **named: str) -> str:
-        """The template in this language with its slots filled ({} in order, {1} {0} reordered
-        by a translation, or {name})."""
-        said = tr(template, self.lang)
-        if named:
-            parts = NAMED.split(said)
-            return "".join(named[p] if k % 2 else p for k, p in enumerate(parts))
-        if NUMBERED.search(said):
-            order = [int(k) for k in NUMBERED.findall(said)]
-            pieces, slots = NUMBERED.split(said)[::2], tuple(slots[k] for k in order)
-        else:
-            pieces = said.split("{}")
-        return pieces[0] + "".join(str(s) + p for s, p in zip(slots, pieces[1:]))
-
-
-def chooses(fn: Callable[..., list[str]]) -> Callable[..., list[str]]:
-    CHOOSERS[fn.__name__.replace("_", "-")] = fn
-    return fn
-
-
-def captions(clip: str, inputs: dict, result: Any, lang: str) -> list[str] | None:
-    """Each step's caption for these checked inputs and compute result; None for a clip whose
-    choice is not mirrored here."""
+def captions(clip: str, inputs: dict, result: Any, lang: str, measured: dict | None = None) -> list[str] | None:
+    """Each step's caption for these checked inputs and compute result (and what the clip's
+    compute() measured beside it); None for a clip whose choice is not mirrored here."""
     chooser = CHOOSERS.get(clip)
-    return chooser(inputs, result, words(clip.replace("-", "_")), Slots(lang)) if chooser else None
+    return chooser(inputs, result, words(clip.replace("-", "_")), Slots(lang, measured)) if chooser else None
 
 
 # ---------------------------------------------------------------- 4.4 causal mask (its parts.py, check.py)

@@ -7,10 +7,12 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable
 
+from scenes.kit.text import lang as language
 from scenes.kit.text.lang import LANGS, SOURCE, tr, words
 from scenes.kit.text.style import format_number, manifest_value
 from scenes.pipeline.jobs.inputs import (LIMIT, MAX_TEXT, InputError, check, manifest_inputs, number, preset_data,
@@ -23,6 +25,7 @@ from scenes.pipeline.present.explain import page_words, step_explained
 
 QUALITIES = {"low": "480p", "medium": "720p", "tiny": "144p"}
 SESSION = re.compile(r"^[A-Za-z0-9]{1,32}$")
+COMPUTING = threading.Lock()
 
 
 class Refused(Exception):
@@ -170,24 +173,38 @@ def bad_cell(value: Any) -> list[int] | None:
 
 def compute_view(ask: Ask) -> dict:
     """The compute package's numbers for the checked inputs (the clip's own compute, no scene,
-    no frame), the caption the data chooses for the step (lab/captions.py; None where the clip's
-    choice is not mirrored there), the render.py line that reproduces them and the inputs as a
-    preset file."""
+    no frame), the caption the data chooses for the step (lab/captions.py, from the result and
+    what compute() measured beside it; None where the clip's choice is not mirrored there), the
+    render.py line that reproduces them and the inputs as a preset file."""
     from scenes.kit.text.numbers import NumberBook
     cls = scene(ask.clip)
     stand_in = cls.__new__(cls)             # the clip's compute() reads only its inputs and a book
     stand_in.inputs, stand_in.book = ask.checked, NumberBook()
-    result = stand_in.compute()
+    result = computed(stand_in, ask.lang)
     decimals = controls.DECIMALS.get(ask.clip, 4)
     numbers = [{"label": label, "value": manifest_value(value), "text": format_number(value, decimals)}
                for label, value in controls.numbers(ask.clip, result)]
     try:
-        said = captions(ask.clip, ask.checked, result, ask.lang)
+        measured = {k: v for k, v in vars(stand_in).items() if k not in ("inputs", "book")}
+        said = captions(ask.clip, ask.checked, result, ask.lang, measured)
     except Exception:          # the still's caption comes a second later: a caption never costs the numbers
         said = None
     caption = said[ask.step - 1] if said and ask.step <= len(said) else None
     return {"numbers": numbers, "command": command_line(ask), "preset": preset_of(ask), "inputs": ask.inputs,
             "caption": caption, "captions": said}
+
+
+def computed(stand_in: Any, lang: str) -> Any:
+    """The clip's compute() in the page's language, as a render runs it (weighted-average measures
+    its tokens' widths in that language's font); one at a time, since the language is the process's
+    (this process draws nothing else: its stills are the worker's)."""
+    with COMPUTING:
+        before = language.current
+        language.use(lang)
+        try:
+            return stand_in.compute()
+        finally:
+            language.use(before)
 
 
 @lru_cache(maxsize=None)

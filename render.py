@@ -12,6 +12,7 @@ Exit codes: 0 done, 2 bad input (nothing written), 1 render failure.
 from __future__ import annotations
 
 import gc
+import os
 import re
 import sys
 from pathlib import Path
@@ -20,13 +21,16 @@ from typing import Any, Callable, NoReturn
 import click
 
 from scenes.kit.text.lang import LANGS, SOURCE, MissingTranslation
-from scenes.kit.text.style import PACES
+from scenes.kit.text import style
+from scenes.kit.text.style import PACES, THEMES
 from scenes.pipeline.jobs.job import FORMATS, QUALITIES, RenderJob, quality_help
 from scenes.pipeline.jobs.registry import Declared, declarations
 
-DECK_OPTION = click.option("--deck", type=click.Choice(["pptx", "pdf", "pdf:grid"]), multiple=True,
+DECK_OPTION = click.option("--deck", type=click.Choice(["pptx", "pdf", "pdf:grid", "pdf:dark", "pdf:grid:dark"]),
+                           multiple=True,
                            help="also a deck from the step videos (implies --sections): pptx (NAME.pptx), pdf "
-                                "(NAME.pdf, a handout) or pdf:grid (NAME.grid.pdf, four a page); repeatable")
+                                "(NAME.pdf, a handout for paper: its frames in the light theme, :dark in the "
+                                "video's) or pdf:grid (NAME.grid.pdf, three a page); repeatable")
 OUT_OPTION = click.option("--out", default="media", show_default=True, help="output folder")
 SCHEDULER = re.compile(r"(tcp|tls)://(\[[0-9A-Fa-f:]+\]|[A-Za-z0-9.-]+):(\d{1,5})")
 
@@ -50,6 +54,25 @@ class CommaList(click.ParamType):
                 self.fail(f"{item!r} is not one of {', '.join(self.choices)} (several: comma-separated, "
                           f"{self.example})", param, ctx)
         return tuple(dict.fromkeys(items))
+
+
+def apply_theme(theme: str) -> None:
+    """`theme` in force in this process and in the renders it starts (scenes/kit/text/style.py)."""
+    style.use(theme)
+    os.environ[style.THEME_VARIABLE] = theme
+
+
+def use_theme(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is not None:
+        apply_theme(value)
+    return value
+
+
+def theme_option(course: bool = False) -> Callable:
+    return click.option("--theme", type=click.Choice(list(THEMES)), default=None, callback=use_theme,
+                        expose_value=course, is_eager=True,
+                        help="colours: dark (the default, the video's look) or light (bright rooms, paper)"
+                             + ("; the course's theme unless given" if course else ""))
 
 
 def quality_option(many: bool = False) -> Callable:
@@ -97,6 +120,7 @@ def common(f: Callable) -> Callable:
                      help="also one mp4 per step, an index JSON and NAME.html (the presenter page)"),
         click.option("--one-file", is_flag=True, help="with --sections: the videos inside NAME.html"),
         DECK_OPTION,
+        theme_option(),
     ] + voice_options())(f)
 
 
@@ -121,7 +145,7 @@ def clip_command(declared: Declared) -> click.Command:
         except InputError as err:
             fail(err, 2)
         render(job)
-        write_decks(out, deck, lang, name)
+        write_decks(out, deck, lang, name, {name: raw})
 
     run.__doc__ = declared.summary
     for opt in reversed(declared.options):
@@ -147,7 +171,8 @@ def render(job: RenderJob) -> None:
         fail(f"render of {job.clip} failed: {type(err).__name__}: {err}", 1)
 
 
-def write_decks(out: str, kinds: tuple[str, ...], lang: str, clip: str | None = None) -> None:
+def write_decks(out: str, kinds: tuple[str, ...], lang: str, clip: str | None = None,
+                given: dict | None = None) -> None:
     """--deck: the deck or handout from the rendered step videos (clip None: the chapter's).
     Imported only when asked for (fpdf and python-pptx cost half a second)."""
     if not kinds:
@@ -155,7 +180,7 @@ def write_decks(out: str, kinds: tuple[str, ...], lang: str, clip: str | None = 
     from scenes.pipeline.present.decks import write
     try:
         for kind in kinds:
-            click.echo(str(write(out, kind, lang, clip)))
+            click.echo(str(write(out, kind, lang, clip, given)))
     except Exception as err:
         fail(f"deck of {clip or 'the chapter'} failed: {type(err).__name__}: {err}", 1)
 
@@ -211,6 +236,7 @@ def scheduler_address(ctx: click.Context, param: click.Parameter, value: str | N
               help="one mp4 per step of each clip and the presenter page chapter04.html")
 @click.option("--one-file", is_flag=True, help="the videos inside chapter04.html (one file to mail)")
 @DECK_OPTION
+@theme_option(course=True)
 @click.option("--scheduler", default=None, callback=scheduler_address,
               help="render on the dask.distributed scheduler at tcp://HOST:PORT (its workers must share "
                    "this checkout and the --out folder)")
@@ -221,8 +247,8 @@ def scheduler_address(ctx: click.Context, param: click.Parameter, value: str | N
                    "(assets/courses/ holds an example)")
 @click.pass_context
 def chapter(ctx: click.Context, quality: tuple[str, ...], out: str, sections: bool, one_file: bool,
-            deck: tuple[str, ...], scheduler: str | None, workers: int | None, course: str | None, pace: str,
-            voice: str | None, lang: tuple[str, ...]) -> None:
+            deck: tuple[str, ...], theme: str | None, scheduler: str | None, workers: int | None,
+            course: str | None, pace: str, voice: str | None, lang: tuple[str, ...]) -> None:
     """Every clip with the book's inputs, joined in book order into chapter04.mp4, with the
     presenter page chapter04.html beside it; with several languages or qualities, every
     variant as one set of jobs (renders already made are reused)."""
@@ -238,6 +264,8 @@ def chapter(ctx: click.Context, quality: tuple[str, ...], out: str, sections: bo
         lang = (edition.lang,)
     if edition and ctx.get_parameter_source("pace") == click.core.ParameterSource.DEFAULT and edition.pace:
         pace = edition.pace
+    if edition and theme is None and edition.theme:
+        apply_theme(edition.theme)
     if scheduler and workers:
         raise click.UsageError("--workers and --scheduler: give one (--workers N starts N workers here; "
                                "--scheduler uses a cluster already running)", ctx)

@@ -1,9 +1,10 @@
 """The deck and the handout, read back: `render.py chapter --deck ...` on the tiny chapter renders
 nothing again; the PPTX has a title slide per section and a slide per step with its video (played
 on entry), its last frame as the poster, the caption as title and the narration as notes; the PDF
-has a page per step (or four a page), the sections as bookmarks, the captions as text, every font
-embedded; poppler reads its text and draws a page. (How the office programs read the deck:
-test_deck_office.py.)"""
+has a page per step (or three a page), the sections as bookmarks, the captions as text, every font
+embedded; poppler reads its text and draws a page, its frame in the light theme (the frames drawn
+for print here at a small size, to be quick; at their real size in test_handout_print.py). (How the
+office programs read the deck: test_deck_office.py.)"""
 import io
 import json
 import math
@@ -25,11 +26,23 @@ from conftest import cli
 from scenes.kit.text import lang as language
 from scenes.kit.text import style
 from scenes.kit.text.lang import FONTS
+from scenes.pipeline.present import frames as print_frames
 from scenes.pipeline.present import pdf as deck_pdf
 from scenes.pipeline.present.explain import derivations
 from scenes.pipeline.present.pptx import play_on_entry
 from scenes.pipeline.present.decks import write as write_deck
 from scenes.pipeline.jobs.registry import specs
+
+
+SMALL_PRINT = (640, 360)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def small_print():
+    """The handout's frames drawn at 640 x 360 in this module (2560 x 1440 costs seconds a clip)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(print_frames, "PRINT_SIZE", SMALL_PRINT)
+        yield
 
 
 @pytest.fixture(scope="module")
@@ -143,7 +156,9 @@ def test_the_handout_has_a_page_per_step_bookmarks_text_and_embedded_fonts(decks
     assert uncovered([st for _, _, steps in parts for st in steps]) == []   # no tofu
 
     grid = PdfReader(str(decks / "chapter04.grid.pdf"))
-    assert len(grid.pages) == sum(math.ceil(len(steps) / 4) for _, _, steps in parts)
+    rows = deck_pdf.grid_frame(decks, deck_pdf.deck_of(decks, "zh"))[2]
+    assert rows == 3
+    assert len(grid.pages) == sum(math.ceil(len(steps) / rows) for _, _, steps in parts)
     assert [m.title for m in grid.outline] == [f"{s} {t}" for s, t, _ in parts]
 
 
@@ -162,6 +177,8 @@ def test_each_step_page_lists_the_derivations_it_makes(decks, tmp_path, monkeypa
     deck = deck_pdf.deck_of(decks, "zh", "weighted-average")                  # planted: a handout without them
     bare = replace(deck, sections=tuple(replace(s, steps=tuple(replace(st, derivations=()) for st in s.steps))
                                         for s in deck.sections))
+    for name in ("weighted-average.numbers.json", "weighted-average.sections"):
+        (shutil.copytree if (decks / name).is_dir() else shutil.copy)(decks / name, tmp_path / name)
     monkeypatch.setattr(deck_pdf, "deck_of", lambda *args: bare)
     mine = [st for section, _, part in sections_of(decks) if section == "4.1" for st in part]
     assert missing_derivations(deck_pdf.write_pdf(tmp_path, "zh", "weighted-average"), mine) != []
@@ -184,7 +201,7 @@ def test_poppler_reads_every_caption_and_narration_and_rasterises_a_page(decks, 
     h, w = page.shape
     assert (w, h) == (331, 468)                                           # A4 at 40 dpi
     frame = page[int(h * 0.08):int(h * 0.38), int(w * 0.1):int(w * 0.9)]
-    assert frame.mean() < 80 and frame.std() > 5                          # the dark frame, not blank
+    assert frame.mean() > 200 and frame.std() > 5                         # a light frame, not blank
     below = page[int(h * 0.42):int(h * 0.55), int(w * 0.07):int(w * 0.93)]
     assert below.min() < 128 and below.mean() > 200                       # dark words on white
 
@@ -192,15 +209,16 @@ def test_poppler_reads_every_caption_and_narration_and_rasterises_a_page(decks, 
 WORD = re.compile(r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)')
 
 
-def words_on_frames(pdf):
+def words_on_frames(pdf, shape):
     """Words of the grid's first page whose boxes reach into one of its frames (pdftotext -bbox,
     points from the top left)."""
     html = subprocess.run(["pdftotext", "-bbox", "-f", "1", "-l", "1", str(pdf), "-"], capture_output=True,
                           text=True, check=True, timeout=60).stdout
     mm = 72 / 25.4
-    left, right = deck_pdf.MARGIN * mm, (deck_pdf.MARGIN + deck_pdf.GRID_IMAGE) * mm
-    tops = [(deck_pdf.TOP + row * deck_pdf.GRID_PITCH) * mm for row in range(deck_pdf.GRID_ROWS)]
-    height = deck_pdf.GRID_IMAGE * 9 / 16 * mm
+    width, height, rows, pitch = shape
+    left, right = deck_pdf.MARGIN * mm, (deck_pdf.MARGIN + width) * mm
+    tops = [(deck_pdf.GRID_TOP + row * pitch) * mm for row in range(rows)]
+    height = height * mm
     found = []
     for word in WORD.finditer(html):
         x0, y0, x1, y1 = map(float, word.groups()[:4])
@@ -212,13 +230,17 @@ def words_on_frames(pdf):
 def test_a_long_grid_caption_is_set_smaller_above_the_next_frame(tiny_chapter, tmp_path, monkeypatch):
     deck = deck_pdf.deck_of(tiny_chapter, "zh", "dropout")
     section = deck.sections[0]
-    long = replace(section.steps[0], caption=section.steps[0].caption * 4)     # four lines at 8 pt
+    long = replace(section.steps[0], caption=section.steps[0].caption * 10)    # nine lines at 8 pt
     fake = replace(deck, sections=(replace(section, steps=(long,) + section.steps[1:]),))
+    for name in ("dropout.numbers.json", "dropout.sections"):
+        (shutil.copytree if (tiny_chapter / name).is_dir() else shutil.copy)(tiny_chapter / name, tmp_path / name)
     monkeypatch.setattr(deck_pdf, "deck_of", lambda *args: fake)
+    shape = deck_pdf.grid_frame(tmp_path, fake)
     pdf = deck_pdf.write_pdf(tmp_path, "zh", "dropout", grid=True)
-    assert words_on_frames(pdf) == []
-    monkeypatch.setattr(deck_pdf, "fitted", lambda *args: args[4])                 # never smaller
-    assert words_on_frames(deck_pdf.write_pdf(tmp_path, "zh", "dropout", grid=True)) != []
+    assert words_on_frames(pdf, shape) == []
+    monkeypatch.setattr(deck_pdf, "cut", lambda *args: args[2])                 # never cut
+    monkeypatch.setattr(deck_pdf, "fitted", lambda *args: args[4])              # never smaller
+    assert words_on_frames(deck_pdf.write_pdf(tmp_path, "zh", "dropout", grid=True), shape) != []
 
 
 def test_a_clip_deck_in_english_embeds_the_latin_face(tmp_path, monkeypatch):

@@ -37,6 +37,8 @@ class Section:
     section: str        # "4.1"
     title: str
     steps: tuple[Step, ...]
+    clip: str = ""      # the clip its steps are of
+    name: str = ""      # its files' stem in OUT: dropout, dropout.en
 
 
 @dataclass(frozen=True)
@@ -58,7 +60,7 @@ def deck_of(out: Path, lang: str = SOURCE, clip: str | None = None) -> Deck:
         title = spec.heading(lang)
         steps = tuple(Step(out / st["video"], st["caption"], st["notes"], tuple(st["derivations"]))
                       for st in clip_steps(out, base, spec.section, title))
-        sections.append(Section(spec.section, title, steps))
+        sections.append(Section(spec.section, title, steps, name, base))
     heading = tr(style.BOOK_TITLE, lang).replace("{}", str(style.CHAPTER))
     return Deck(stem(NAME if clip is None else clip, lang), heading, lang, tuple(sections))
 

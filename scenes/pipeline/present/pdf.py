@@ -1,10 +1,16 @@
 """The PDF handout (fpdf2): per step its last frame, the derivations it makes (the expressions as
 drawn, under the frame), caption and narration on an A4 page, or
-(grid) four frames a page with ruled room for notes; each section a bookmark. The Noto faces the
-clips use are embedded (subset): Noto Sans CJK SC, and Noto Sans for English words."""
+(grid) three frames a page with ruled room for notes; each section a bookmark. The Noto faces the
+clips use are embedded (subset): Noto Sans CJK SC, and Noto Sans for English words.
+
+For paper: the frames are drawn again for print (frames.py) in the light theme (dark: the video's),
+at 2560 x 1440 (361 dpi across the page); a grid frame is as wide as its smallest number needs to
+print at GRID_LEAST_PT or more. The words are text: a reader finds them, a screen reader reads them."""
 from __future__ import annotations
 
+import json
 import logging
+import math
 import re
 import subprocess
 from pathlib import Path
@@ -14,14 +20,21 @@ from PIL import Image
 
 from scenes.kit.text import style
 from scenes.kit.text.lang import FONTS, SOURCE
-from scenes.pipeline.present.deck import Deck, Section, deck_of, poster, whole
+from scenes.pipeline.present.deck import Deck, Section, deck_of, whole
+from scenes.pipeline.present.frames import print_frames
 
 PAGE_W, MARGIN = 210, 15                 # A4 portrait, mm
 TOP, BOTTOM, FOOT = 18, 280, 287         # the frame's top, the last rule, the page number
 WIDE = PAGE_W - 2 * MARGIN
-IMAGE_WIDTH = 1280                       # px of a frame in the PDF: 180 dpi across the page
-GRID_ROWS, GRID_PITCH, GRID_IMAGE = 4, 66, 92      # the grid: rows, row height, frame width (mm)
-GRID_LINES, GRID_SIZE = 3, 8             # a grid caption: at most 3 lines (else smaller), 8 pt
+GRID_SIZE, GRID_LEAST = 8, 7            # a grid caption: 8 pt, smaller (down to 7 pt) where it is long
+GRID_TOP, GRID_BOTTOM = 16, 283         # mm: the grid's first frame's top, its foot
+GRID_CAPTION = 12                        # mm under a grid frame at least: three caption lines at 8 pt
+GRID_LEAST_PT = 7                        # the smallest number in a grid frame, printed (its em, pt)
+GRID_NARROWEST = 110                     # mm: a grid frame is never narrower
+DIGIT_HEIGHT = 0.738                     # a digit's height per em in the number font (Noto Sans Mono CJK: 738/1000)
+PT = 25.4 / 72                           # mm
+FRAME_HEIGHT = 8.0                       # the scene's frame height in units (the manifests' frame)
+NUMBER = re.compile("[\u2212+-]?[0-9][0-9.,]*")
 CJK = "\u2e80-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef"
 TOKENS = re.compile(f"[{CJK}]|[^\\s{CJK}]+|\\s+")         # one CJK character, a word, or a space
 CLOSING = set("，。、；：！？）」』》〉】”’")                    # never opens a line
@@ -54,13 +67,33 @@ def new_pdf(deck: Deck) -> FPDF:
     return pdf
 
 
-def frame_image(step_video: Path) -> Image.Image:
-    """The step's last frame, at most IMAGE_WIDTH wide (a 4K frame would only make the file big)."""
-    image: Image.Image = Image.open(poster(step_video))
-    if image.width > IMAGE_WIDTH:
-        size = (IMAGE_WIDTH, image.height * IMAGE_WIDTH // image.width)
-        image = image.resize(size, Image.Resampling.LANCZOS)
-    return image
+def frames_of(out: Path, deck: Deck, section: Section, theme: str, given: dict | None) -> list[Image.Image]:
+    """The section's frames for print, one a step (frames.print_frames)."""
+    drawn = print_frames(out, section.name, section.clip, deck.lang, theme, (given or {}).get(section.clip))
+    return [Image.open(path) for path in drawn]
+
+
+def smallest_number(out: Path, deck: Deck) -> float:
+    """The height of the smallest number on any step's last frame of the deck (its box in the
+    layout record), as a share of the frame's height; the contract's floor where none is drawn."""
+    heights = []
+    for section in deck.sections:
+        manifest = json.loads((out / f"{section.name}.numbers.json").read_text("utf-8"))
+        heights += [(it["box"][3] - it["box"][1]) / manifest["frame"]["height"]
+                    for step in manifest["layout"] for it in step["items"]
+                    if it["kind"] in ("number", "label") and NUMBER.fullmatch(it["text"])]
+    return min(heights, default=style.LEGIBLE_H / FRAME_HEIGHT)
+
+
+def grid_frame(out: Path, deck: Deck) -> tuple[float, float, int, float]:
+    """A grid frame's width and height, the frames a page and their pitch (mm): as wide as the
+    deck's smallest number needs to print GRID_LEAST_PT tall (its em), GRID_NARROWEST at least,
+    the page's width at most."""
+    height = GRID_LEAST_PT * PT * DIGIT_HEIGHT / smallest_number(out, deck)
+    width = min(WIDE, max(GRID_NARROWEST, math.ceil(height * 16 / 9)))
+    height = width * 9 / 16
+    rows = max(1, int((GRID_BOTTOM - GRID_TOP) // (height + GRID_CAPTION)))
+    return width, height, rows, (GRID_BOTTOM - GRID_TOP) / rows
 
 
 def lines(pdf: FPDF, words: str, width: float) -> list[str]:
@@ -89,14 +122,28 @@ def text(pdf: FPDF, deck: Deck, words: str, size: float, colour: tuple, x: float
         pdf.cell(width, height, line, new_x="LMARGIN", new_y="NEXT")
 
 
-def fitted(pdf: FPDF, deck: Deck, words: str, width: float, size: float, most: int) -> float:
-    """The largest size, down from `size` by half points to 5 pt, at which `words` set as text()
-    sets them takes at most `most` lines (a caption under a grid frame stays above the next)."""
+def line_height(size: float) -> float:
+    return 3.5 * size / GRID_SIZE
+
+
+def fitted(pdf: FPDF, deck: Deck, words: str, width: float, size: float, room: float) -> float:
+    """The largest size, down from `size` by half points to GRID_LEAST, at which `words` set as
+    text() sets them take at most `room` mm (a caption under a grid frame stays above the next)."""
     while True:
         pdf.set_font(FONTS.get(deck.lang, style.FONT), size=size)
-        if size <= 5 or len(lines(pdf, words, width * 0.98)) <= most:
+        if size <= GRID_LEAST or len(lines(pdf, words, width * 0.98)) * line_height(size) <= room:
             return size
         size -= 0.5
+
+
+def cut(pdf: FPDF, deck: Deck, words: str, width: float, size: float, room: float) -> str:
+    """`words` cut to the lines that fit in `room` mm at `size`, the last one ending in "…"."""
+    pdf.set_font(FONTS.get(deck.lang, style.FONT), size=size)
+    most, shown = max(1, int(room // line_height(size))), words
+    while len(lines(pdf, shown, width * 0.98)) > most:
+        words = words[:-1].rstrip()
+        shown = words + "…"
+    return shown
 
 
 def page(pdf: FPDF, deck: Deck, section: Section, first: bool) -> None:
@@ -110,11 +157,11 @@ def page(pdf: FPDF, deck: Deck, section: Section, first: bool) -> None:
     text(pdf, deck, str(pdf.page_no()), 9, MUTED, MARGIN, WIDE, 5)
 
 
-def steps_pages(pdf: FPDF, deck: Deck, section: Section) -> None:
+def steps_pages(pdf: FPDF, deck: Deck, section: Section, frames: list[Image.Image]) -> None:
     for n, step in enumerate(section.steps):
         page(pdf, deck, section, n == 0)
         height = WIDE * 9 / 16
-        pdf.image(frame_image(step.video), x=MARGIN, y=TOP, w=WIDE, h=height)
+        framed(pdf, frames[n], MARGIN, TOP, WIDE, height)
         pdf.set_y(TOP + height + 3)
         for expression in step.derivations:
             text(pdf, deck, expression, 10, MUTED, MARGIN, WIDE, 5)
@@ -125,6 +172,14 @@ def steps_pages(pdf: FPDF, deck: Deck, section: Section) -> None:
         rules(pdf, MARGIN, pdf.get_y() + 8, BOTTOM)
 
 
+def framed(pdf: FPDF, image: Image.Image, x: float, y: float, w: float, h: float) -> None:
+    """A frame with a hairline round it (a light frame's white meets the paper's)."""
+    pdf.image(image, x=x, y=y, w=w, h=h)
+    pdf.set_draw_color(*RULE)
+    pdf.set_line_width(0.2)
+    pdf.rect(x, y, w, h)
+
+
 def rules(pdf: FPDF, x: float, top: float, bottom: float, gap: float = 8) -> None:
     """Ruled room for notes, from x to the right margin."""
     pdf.set_draw_color(*RULE)
@@ -132,25 +187,36 @@ def rules(pdf: FPDF, x: float, top: float, bottom: float, gap: float = 8) -> Non
         pdf.line(x, top + k * gap, PAGE_W - MARGIN, top + k * gap)
 
 
-def grid_pages(pdf: FPDF, deck: Deck, section: Section) -> None:
-    height = GRID_IMAGE * 9 / 16
-    notes_x = MARGIN + GRID_IMAGE + 6
+def grid_pages(pdf: FPDF, deck: Deck, section: Section, frames: list[Image.Image],
+               shape: tuple[float, float, int, float]) -> None:
+    width, height, rows, pitch = shape
+    notes_x = MARGIN + width + 6
+    room = pitch - height - 2
     for n, step in enumerate(section.steps):
-        row = n % GRID_ROWS
+        row = n % rows
         if row == 0:
             page(pdf, deck, section, n == 0)
-        top = TOP + row * GRID_PITCH
-        pdf.image(frame_image(step.video), x=MARGIN, y=top, w=GRID_IMAGE, h=height)
+        top = GRID_TOP + row * pitch
+        framed(pdf, frames[n], MARGIN, top, width, height)
         pdf.set_y(top + height + 1)
-        size = fitted(pdf, deck, step.caption, GRID_IMAGE, GRID_SIZE, GRID_LINES)
-        text(pdf, deck, step.caption, size, INK, MARGIN, GRID_IMAGE, 3.5 * size / GRID_SIZE)
+        size = fitted(pdf, deck, step.caption, width, GRID_SIZE, room)
+        text(pdf, deck, cut(pdf, deck, step.caption, width, size, room), size, INK, MARGIN, width, line_height(size))
         rules(pdf, notes_x, top + height / 7, top + height, height / 7)
 
 
-def write_pdf(out: Path, lang: str = SOURCE, clip: str | None = None, grid: bool = False) -> Path:
-    """OUT/chapter04.pdf (or CLIP.pdf; .en.pdf in English), or with grid NAME.grid.pdf."""
+def write_pdf(out: Path, lang: str = SOURCE, clip: str | None = None, grid: bool = False,
+              theme: str = "light", given: dict | None = None) -> Path:
+    """OUT/chapter04.pdf (or CLIP.pdf; .en.pdf in English), or with grid NAME.grid.pdf; its frames
+    in `theme` (light: for paper; dark: NAME.dark.pdf, NAME.grid.dark.pdf). given: clip -> the raw
+    inputs it was rendered from, where not the book's or its course's."""
     deck = deck_of(out, lang, clip)
     pdf = new_pdf(deck)
+    shape = grid_frame(out, deck) if grid else None
     for section in deck.sections:
-        (grid_pages if grid else steps_pages)(pdf, deck, section)
-    return whole(out / f"{deck.name}{'.grid' if grid else ''}.pdf", lambda tmp: pdf.output(str(tmp)))
+        frames = frames_of(out, deck, section, theme, given)
+        if shape:
+            grid_pages(pdf, deck, section, frames, shape)
+        else:
+            steps_pages(pdf, deck, section, frames)
+    name = f"{deck.name}{'.grid' if grid else ''}{'' if theme == 'light' else '.' + theme}.pdf"
+    return whole(out / name, lambda tmp: pdf.output(str(tmp)))

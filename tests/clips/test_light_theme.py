@@ -4,11 +4,10 @@ and says every number, mark and cell in a colour of the palette the oracle names
 a dark colour left behind is recorded as its hex); a still of one step, read back, shows every
 number's recorded text in its box, on the light background.
 
-Sampled: two clips a day, in turn (LIGHT_CLIPS=all, or clips separated by commas, reads others).
+Sampled like the suite's other costly cases: two clips a run (the first, and one drawn by the run's
+seed; TEST_SAMPLE=all reads every clip, tests/support/sample.py).
 """
-import datetime
 import json
-import os
 
 import numpy as np
 import pytest
@@ -20,11 +19,6 @@ from scenes.pipeline.jobs.registry import specs
 from support.cases import proof_problems
 from support.pixels import number_problems
 
-CLIPS = list(specs())
-DAY = datetime.date.today().toordinal()
-WANTED = os.environ.get("LIGHT_CLIPS", "")
-SAMPLED = (CLIPS if WANTED == "all" else WANTED.split(",") if WANTED
-           else sorted({CLIPS[DAY % len(CLIPS)], CLIPS[(DAY + len(CLIPS) // 2) % len(CLIPS)]}))
 
 
 def light(clip, tmp_path, *args):
@@ -33,7 +27,8 @@ def light(clip, tmp_path, *args):
     return json.loads((tmp_path / f"{clip}.numbers.json").read_text("utf-8"))
 
 
-@pytest.mark.parametrize("clip", SAMPLED)
+@pytest.mark.sampled(2)
+@pytest.mark.parametrize("clip", list(specs()))
 def test_a_clips_default_keeps_the_contract_in_the_light_theme(clip, tmp_path):
     whole = light(clip, tmp_path / "dry", "--dry-run")
     assert proof_problems(clip, inputs_for(clip), whole) == []

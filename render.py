@@ -322,6 +322,7 @@ def lab(host: str, port: int, out: str, jobs: int, max_mb: int) -> None:
 @quality_option()
 @OUT_OPTION
 @lang_option()
+@theme_option()
 def title_card(clip: str, quality: str, out: str, lang: str) -> None:
     """The title card shown before CLIP in the chapter video (used by `chapter`)."""
     if clip not in declarations():

@@ -76,3 +76,19 @@ def test_a_course_sets_the_chapters_theme_and_a_wrong_one_is_named(tmp_path):
         assert err.lines == [f"{course}: theme: one of dark, light"]
     else:
         raise AssertionError("a course in an unknown theme was read")
+
+
+def test_a_light_chapters_renders_say_their_theme_wherever_they_run(tmp_path):
+    """A cluster's workers do not share this process's environment: every clip and title card
+    of a light chapter names the theme on its command line; a dark one's lines stay as they were."""
+    from scenes.kit.text import style
+    from scenes.pipeline.run.chapter import tasks_for
+    dark = tasks_for(tmp_path, "tiny", False)
+    assert dark and not any("--theme" in t.args for t in dark)
+    try:
+        style.use("light")
+        light = tasks_for(tmp_path, "tiny", False)
+    finally:
+        style.use("dark")
+    assert len(light) == len(dark)
+    assert all(t.args[t.args.index("--theme") + 1] == "light" for t in light)

@@ -54,6 +54,7 @@ def tasks_for(out: Path, quality: str, sections: bool, pace: str = "normal", voi
     from a preset file it writes in OUT/.course/)."""
     tasks, folder = [], str(Path(out).resolve())
     common = ("--quality", quality, "--out", folder, "--lang", lang)
+    common += ("--theme", style.THEME) if style.THEME != "dark" else ()      # a cluster's workers too
     spoken = ("--pace", pace) + (("--voice", voice) if voice else ())
     catalogue = catalogue_hash(lang)
     for clip, spec in (clips or specs()).items():

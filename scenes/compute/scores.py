@@ -142,9 +142,9 @@ def provenance(r: ScoreGrid) -> dict[str, sources.Source]:
         out[width] = sources.Source("sample widths", ())
         out[var] = sources.Source("sample variance", (width,))
         out[f"variance.var_scaled[{n}][0]"] = sources.Source("divide", (var, width))
-    for j in range(n_k):
+    for key in range(n_k):
         for row, of in (("row.scores", "scores"), ("row.scaled", "scaled")):
-            out[f"{row}[0][{j}]"] = sources.Source("copy", (f"{of}[{r.query}][{j}]",))
+            out[f"{row}[0][{key}]"] = sources.Source("copy", (f"{of}[{r.query}][{key}]",))
     out.update(sources.softmax_rows("weights_raw", "row.scores", np.zeros((1, n_k), bool)))
     out.update(sources.softmax_rows("weights_scaled", "row.scaled", np.zeros((1, n_k), bool)))
     return out

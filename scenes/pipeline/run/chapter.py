@@ -53,7 +53,7 @@ def tasks_for(out: Path, quality: str, sections: bool, pace: str = "normal", voi
     """The renders of one variant that are out of date (a course's clips with its inputs, read
     from a preset file it writes in OUT/.course/)."""
     tasks, folder = [], str(Path(out).resolve())
-    common = ("--quality", quality, "--out", folder, "--lang", lang)
+    common: tuple[str, ...] = ("--quality", quality, "--out", folder, "--lang", lang)
     common += ("--theme", style.THEME) if style.THEME != "dark" else ()      # a cluster's workers too
     spoken = ("--pace", pace) + (("--voice", voice) if voice else ())
     catalogue = catalogue_hash(lang)

@@ -252,13 +252,22 @@ def chromium(tmp_path_factory):
         driver.quit()
 
 
+def pytest_runtest_logreport(report):
+    """TEST_TIME_LOG=FILE: one line per test phase as it ends (seconds, phase, test), for
+    tests/support/suite_time.py; written as the run goes, so a run cut short still says."""
+    if os.environ.get("TEST_TIME_LOG"):
+        with open(os.environ["TEST_TIME_LOG"], "a") as log:
+            log.write(f"{report.duration:.2f}s {report.when} {report.nodeid}\n")
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "sampled(k): run k of the test's cases a run (tests/support/sample.py)")
 
 
-def pytest_report_header(config):
+def pytest_terminal_summary(terminalreporter):
     from support import sample
-    return f"sample of the costly cases: TEST_SAMPLE={sample.seed()} (TEST_SAMPLE=all runs every case)"
+    terminalreporter.write_line(f"sample of the costly cases: TEST_SAMPLE={sample.seed()} "
+                                "(the same cases again with it; TEST_SAMPLE=all runs every case)")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -75,6 +75,7 @@ def test_a_row_with_no_visible_key_says_why_it_is_nan():
 CASES = cases(("two-keys", "zero-scores", "no-mask", "cache-3", "journey-causal-mask"))
 
 
+@pytest.mark.sampled(3)
 @pytest.mark.parametrize("kind, case", CASES, ids=[str(c) for _, c in CASES])
 def test_derivations_show_their_sources_and_keep_the_contract_mid_motion(kind, case):
     built, moments, problems = derived(*case_inputs(CLIP, kind, case), shared=True)

@@ -218,6 +218,7 @@ def test_a_shortened_mask_list_says_shorter():
 CASES = cases(("dropout-p02", "dropout-zero", "dropout-six"))
 
 
+@pytest.mark.sampled(3)
 @pytest.mark.parametrize("kind, case", CASES, ids=[str(c) for _, c in CASES])
 def test_derivations_show_their_sources_and_keep_the_contract_mid_motion(kind, case):
     built, moments, problems = derived(*case_inputs(CLIP, kind, case, "en"))

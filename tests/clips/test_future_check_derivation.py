@@ -171,6 +171,7 @@ def test_the_book_default_makes_the_prefix_difference_from_the_two_outputs():
 CASES = cases(("future-eval", "future-one-head", "future-tiny-delta"))
 
 
+@pytest.mark.sampled(3)
 @pytest.mark.parametrize("kind, case", CASES, ids=[str(c) for _, c in CASES])
 def test_derivations_show_their_sources_and_keep_the_contract_mid_motion(kind, case):
     built, moments, problems = derived(*case_inputs(CLIP, kind, case, "en"))

@@ -149,6 +149,7 @@ def test_the_book_example_makes_a_score_a_weight_and_z():
     assert "第一个分量 0.5777" in built.scene.narration[5]
 
 
+@pytest.mark.sampled(2)
 @pytest.mark.parametrize("case", ["journey-weighted-average", *SEEDS])
 def test_derivations_show_their_sources_and_keep_the_contract_mid_motion(case):
     from support.cases import generated

@@ -98,6 +98,7 @@ NARRATION = {
 }
 
 
+@pytest.mark.sampled(3)
 @pytest.mark.parametrize("clip", list(specs()))
 def test_each_clip_in_english_has_no_cjk_and_keeps_the_layout(clip):
     """And says, at one step of its default, what the chapter says there (NARRATION)."""

@@ -59,6 +59,7 @@ def clear_first(scene, keep=()):
     scene._pending = []
 
 
+@pytest.mark.sampled(4)
 @pytest.mark.parametrize("clip", CLIPS)
 def test_the_real_video_never_shows_an_empty_board(tiny_chapter, clip):
     manifest = json.loads((tiny_chapter / f"{clip}.numbers.json").read_text("utf-8"))

@@ -28,6 +28,7 @@ def partial_movie(out):
     return next(Path(out).glob(".render-*/videos/*/partial_movie_files/*/*.mp4"), None)
 
 
+@pytest.mark.sampled(1, group="a dask worker killed mid-render")
 def test_a_cluster_of_two_workers_writes_the_local_files_though_one_dies_mid_job(tmp_path):
     local, spread, marker = tmp_path / "local", tmp_path / "dask", tmp_path / "killed"
     render_variants(["zh", "en"], ["tiny"], local, clips=CLIPS)

@@ -39,7 +39,7 @@ def outcome(clip, option, value):
 
 
 @pytest.mark.parametrize("clip, option", OPTIONS)
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(value=st.one_of(st.sampled_from(NASTY), st.text(max_size=40),
                        st.lists(st.floats(allow_nan=True, allow_infinity=True), max_size=10)
                        .map(lambda xs: " ".join(map(str, xs))),
@@ -97,12 +97,16 @@ def test_the_same_inputs_give_a_byte_identical_manifest(tmp_path):
 
 
 def test_the_same_inputs_give_identical_frames(tmp_path):
+    """Two processes with other hash seeds (a set's order changes with it: the carried items of a
+    matched transition were paired in a set's order once, and step 2 of 4.1 came out different)."""
     import av
     import numpy as np
     frames = []
     for n in "12":
-        assert run_cli("dropout", "--quality", "tiny", "--out", str(tmp_path / n)).returncode == 0
-        with av.open(str(tmp_path / n / "dropout.mp4")) as box:
+        done = subprocess.run([sys.executable, str(ROOT / "render.py"), "weighted-average", "--quality", "tiny",
+                               "--out", str(tmp_path / n)], capture_output=True, env={**os.environ, "PYTHONHASHSEED": n})
+        assert done.returncode == 0, done.stderr
+        with av.open(str(tmp_path / n / "weighted-average.mp4")) as box:
             frames.append(np.stack([f.to_ndarray(format="rgb24") for f in box.decode(video=0)]))
     assert frames[0].shape == frames[1].shape and (frames[0] == frames[1]).all()
 

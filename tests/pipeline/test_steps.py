@@ -88,6 +88,7 @@ def test_a_step_keeps_the_clock_of_a_drawn_render(monkeypatch, tmp_path, tiny_ch
     assert skipped != expected
 
 
+@pytest.mark.sampled(1, group="a dask worker killed mid-render")
 def test_a_cluster_of_two_workers_draws_the_steps_though_one_dies_mid_step(tmp_path, tiny_chapter):
     clip, killed, ran = "weighted-average", tmp_path / "killed", tmp_path / "ran"
     ran.mkdir()

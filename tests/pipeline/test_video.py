@@ -63,6 +63,7 @@ def figures(mp4, m, frames):
                      for n, r in enumerate(rows, 1))
 
 
+@pytest.mark.sampled(4)
 @pytest.mark.parametrize("clip", list(specs()))
 def test_the_mp4_ends_every_step_on_the_fast_paths_frame(clip, tiny_chapter, fast, capsys):
     """The chapter's tiny render of the book's inputs: each step's last frame before its end

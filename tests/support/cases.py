@@ -3,8 +3,8 @@ everything a manifest claims against the clip's oracle (support/NAME_oracle.py),
 frames read back, and contract_cases(clip), the two parametrised tests each clip's module holds
 (so that `--dist loadfile` deals the clips out to the workers).
 
-SWEEP_CASES (environment) sets the generated cases per clip; CI samples 8 (tests/support/sweep.py
-runs 300)."""
+SWEEP_CASES (environment) sets the generated cases per clip (8), of which a run checks 3, other
+ones at each commit (tests/support/sample.py; tests/support/sweep.py runs 300)."""
 import importlib
 import os
 import random
@@ -87,6 +87,7 @@ def contract_cases(clip):
     """
     presets = [p for c, p in PRESETS if c == clip]
 
+    @pytest.mark.sampled(3)                     # the default and two presets a run (support/sample.py)
     @pytest.mark.parametrize("preset", presets, ids=[p or "default" for p in presets])
     def test_presets_keep_the_contract(preset, capsys):
         """Every step's frame read back too. With the default inputs, the oracle coverage is
@@ -100,6 +101,7 @@ def contract_cases(clip):
                 print(f"\noracle coverage {clip}: {share:.1%} of {len(built.numbers)} drawn labels")
             assert share == 1.0
 
+    @pytest.mark.sampled(3)
     @pytest.mark.parametrize("seed", range(CASES_PER_CLIP))
     def test_generated_inputs_keep_the_contract(seed):
         """Every other case is drawn in English (its captions are longer)."""

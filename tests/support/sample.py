@@ -2,7 +2,8 @@
 
 A test marked `@pytest.mark.sampled(k)` runs k of its parametrised cases in a run: always its
 first (the book's inputs, where the list starts with them) and k - 1 others drawn by the run's
-seed; the rest are deselected. The seed is TEST_SAMPLE when it is a number, else the commit
+seed; the rest are deselected. Tests marked `@pytest.mark.sampled(k, group=NAME)` are one list
+(costly checks of one thing, in several files): k of them run, all drawn by the seed. The seed is TEST_SAMPLE when it is a number, else the commit
 checked out, so each commit on CI checks other cases and a failing one is rerun with the seed the
 header prints (`TEST_SAMPLE=SEED bash run.sh test`); `TEST_SAMPLE=all` runs every case.
 """
@@ -37,15 +38,27 @@ def chosen(names, k, run_seed, test):
     return [0] + sorted(rng.sample(range(1, n), k - 1)) if k > 0 else []
 
 
+def drawn(names, k, run_seed, group):
+    """The indices of the k members of `group` this run keeps, all drawn by (run_seed, group)."""
+    if run_seed == "all" or k >= len(names):
+        return list(range(len(names)))
+    return sorted(random.Random(f"{run_seed}:{group}").sample(range(len(names)), k))
+
+
 def split(items, run_seed):
     """(kept, deselected) of pytest's items: each marked test's cases sampled, others kept."""
     groups = {}
     for item in items:
         mark = item.get_closest_marker("sampled")
         if mark is not None:
-            groups.setdefault((str(item.path), item.originalname), (mark.args[0], []))[1].append(item)
+            key = ("group", mark.kwargs["group"]) if "group" in mark.kwargs else (str(item.path), item.originalname)
+            groups.setdefault(key, (mark.args[0], []))[1].append(item)
     dropped = set()
     for (path, name), (k, cases) in groups.items():
-        keep = set(chosen([c.nodeid for c in cases], k, run_seed, f"{Path(path).name}::{name}"))
+        names = [c.nodeid for c in cases]
+        keep = set(drawn(sorted(names), k, run_seed, name) if path == "group"
+                   else chosen(names, k, run_seed, f"{Path(path).name}::{name}"))
+        if path == "group":                      # drawn from the sorted ids: every worker's order alike
+            keep = {names.index(sorted(names)[i]) for i in keep}
         dropped |= {id(c) for i, c in enumerate(cases) if i not in keep}
     return [i for i in items if id(i) not in dropped], [i for i in items if id(i) in dropped]

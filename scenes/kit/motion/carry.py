@@ -83,8 +83,9 @@ def matched(book: Any, leaving: Iterable[Mobject], incoming: Iterable[Mobject]) 
     for key, mob in labelled(book, incoming):
         news[key].append(mob)
     pairs = []
-    for key in olds.keys() & news.keys():
-        pairs += zip(reading_order(olds[key]), reading_order(news[key]))
+    for key in olds:                     # in the old page's order: a set's would change with the hash seed
+        if key in news:
+            pairs += zip(reading_order(olds[key]), reading_order(news[key]))
     return pairs
 
 

@@ -71,6 +71,7 @@ BODY_SIZE = 26
 NUMBER_SIZE = 26
 LABEL_SIZE = 22
 
+DIGIT_HEIGHT = 738 / 1000      # a digit's height per em in the number font (Noto Sans Mono CJK's units)
 FRAME_MARGIN = 0.35          # keep text this far inside the frame
 CAPTION_BOTTOM = -3.8        # the subtitle band grows upwards from here (one or two lines)
 TITLE_Y = 3.55

@@ -31,7 +31,6 @@ GRID_TOP, GRID_BOTTOM = 16, 283         # mm: the grid's first frame's top, its 
 GRID_CAPTION = 12                        # mm under a grid frame at least: three caption lines at 8 pt
 GRID_LEAST_PT = 7                        # the smallest number in a grid frame, printed (its em, pt)
 GRID_NARROWEST = 110                     # mm: a grid frame is never narrower
-DIGIT_HEIGHT = 0.738                     # a digit's height per em in the number font (Noto Sans Mono CJK: 738/1000)
 PT = 25.4 / 72                           # mm
 FRAME_HEIGHT = 8.0                       # the scene's frame height in units (the manifests' frame)
 NUMBER = re.compile("[\u2212+-]?[0-9][0-9.,]*")
@@ -89,7 +88,7 @@ def grid_frame(out: Path, deck: Deck) -> tuple[float, float, int, float]:
     """A grid frame's width and height, the frames a page and their pitch (mm): as wide as the
     deck's smallest number needs to print GRID_LEAST_PT tall (its em), GRID_NARROWEST at least,
     the page's width at most."""
-    height = GRID_LEAST_PT * PT * DIGIT_HEIGHT / smallest_number(out, deck)
+    height = GRID_LEAST_PT * PT * style.DIGIT_HEIGHT / smallest_number(out, deck)
     width = min(WIDE, max(GRID_NARROWEST, math.ceil(height * 16 / 9)))
     height = width * 9 / 16
     rows = max(1, int((GRID_BOTTOM - GRID_TOP) // (height + GRID_CAPTION)))

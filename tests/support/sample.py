@@ -55,10 +55,10 @@ def split(items, run_seed):
             groups.setdefault(key, (mark.args[0], []))[1].append(item)
     dropped = set()
     for (path, name), (k, cases) in groups.items():
-        names = [c.nodeid for c in cases]
-        keep = set(drawn(sorted(names), k, run_seed, name) if path == "group"
-                   else chosen(names, k, run_seed, f"{Path(path).name}::{name}"))
-        if path == "group":                      # drawn from the sorted ids: every worker's order alike
-            keep = {names.index(sorted(names)[i]) for i in keep}
+        if path == "group":                      # sorted by id: every worker draws from one order
+            cases.sort(key=lambda c: c.nodeid)
+            keep = set(drawn(cases, k, run_seed, name))
+        else:
+            keep = set(chosen(cases, k, run_seed, f"{Path(path).name}::{name}"))
         dropped |= {id(c) for i, c in enumerate(cases) if i not in keep}
     return [i for i in items if id(i) not in dropped], [i for i in items if id(i) in dropped]

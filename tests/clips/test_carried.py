@@ -5,7 +5,8 @@ default and presets; at most one step of a clip is a cut. Planted: a step that f
 first and draws the grids it keeps again."""
 import pytest
 
-from conftest import build, inputs_for
+from conftest import build
+from support.dry_runs import dry_manifest
 from pipeline.test_continuity import clear_first, cut_problems
 from support.cases import PRESETS
 
@@ -41,7 +42,7 @@ def case(clip, preset):
 
 @pytest.mark.parametrize("clip,preset", [case(c, p) for c, p in PRESETS])
 def test_what_stays_on_the_board_is_carried(clip, preset):
-    manifest = build(clip, inputs_for(clip, preset)).manifest()
+    manifest = dry_manifest(clip, preset)       # the runner's (shared with test_explain)
     assert carried_problems(manifest) == []
     assert cut_problems(manifest) == []
 

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, cli
+from conftest import ROOT
+from support.dry_runs import dry_manifest
 from scenes.kit.text import lang as language
 from scenes.pipeline.jobs.registry import specs
 from scenes.pipeline.present.explain import derivations, step_explained
@@ -26,20 +27,10 @@ GAPS: dict[str, set[str]] = {}
 
 
 @pytest.fixture(scope="module")
-def dry(tmp_path_factory):
-    """The manifest of a dry run (what the runner writes, inputs and language included), once each."""
-    made = {}
-
-    def go(clip, preset=None, lang="zh"):
-        key = (clip, preset, lang)
-        if key not in made:
-            out = tmp_path_factory.mktemp("dry")
-            args = [clip, "--dry-run", "--out", out, "--lang", lang] + (["--preset", preset] if preset else [])
-            code, said = cli(*args)
-            assert code == 0, said
-            made[key] = json.loads(next(out.glob("*.numbers.json")).read_text("utf-8"))
-        return made[key]
-    return go
+def dry():
+    """The manifest of a dry run (what the runner writes, inputs and language included), once a
+    session for every worker (tests/support/dry_runs.py: test_carried reads the same)."""
+    return dry_manifest
 
 
 def pattern(label):

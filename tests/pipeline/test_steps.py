@@ -126,3 +126,16 @@ def test_a_clip_is_split_from_720p_up_when_cores_are_free():
     for whole in (replace(base, quality="low"), replace(base, quality="tiny"), replace(base, voice="espeak"),
                   replace(base, step=2), replace(base, dry_run=True), replace(base, format="png")):
         assert not steps.splits(whole, 2)
+
+
+def test_a_clip_on_n_cores_is_n_runs_of_steps_of_even_seconds():
+    """One job a step cost 2.5-3.5 s of CPU each (bench/README.md): a clip on n cores is n runs of
+    consecutive steps, each ending where the running total passes its share; every step once."""
+    assert steps.runs([5, 5, 5, 5], 2) == [range(1, 3), range(3, 5)]
+    assert steps.runs([1, 1, 10, 1, 1, 1], 2) == [range(1, 4), range(4, 7)]
+    assert steps.runs([30, 1, 1], 3) == [range(1, 2), range(2, 3), range(3, 4)]     # never an empty run
+    assert steps.runs([1, 2], 4) == steps.runs([1, 2], None) == [range(1, 2), range(2, 3)]
+    for seconds in ([3, 1, 4, 1, 5, 9, 2, 6], [1] * 17, [9, 1, 1, 1, 1, 1, 1]):
+        for parts in (2, 3, 5):
+            found = steps.runs(seconds, parts)
+            assert len(found) == min(parts, len(seconds)) and [k for r in found for k in r] == list(range(1, len(seconds) + 1))

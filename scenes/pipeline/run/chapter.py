@@ -76,15 +76,20 @@ def tasks_for(out: Path, quality: str, sections: bool, pace: str = "normal", voi
 
 
 def as_step_jobs(tasks: list[Task], sections: bool, pace: str, voice: str | None, cores: int,
-                 split: bool | None = None, course: Course | None = None,
+                 split: bool | None = None, course: Course | None = None, cluster: bool = False,
                  ) -> tuple[list[Task], dict[str, tuple[Task, steps.Split]]]:
-    """Each clip render that pays to split (steps.splits; `split` forces it either way) replaced
-    by its step jobs; the list ordered longest first, so that the cores stay busy to the end.
+    """Each clip render that pays to split (`split` forces it either way) replaced by its step
+    jobs; the list ordered longest first, so that the cores stay busy to the end. It pays
+    (steps.py, bench/README.md) on a cluster (a job a step) and on this machine's cores when the
+    clip renders are fewer than twice the cores (`cores` runs of steps a clip): eight clips on
+    two cores keep both busy whole (split, the 1080p chapter took 0.90x its length, whole 0.71x).
     Returns the tasks and, for each step task's key, the clip render it is part of."""
     from scenes.pipeline.jobs.inputs import check, raw_inputs
     from scenes.pipeline.jobs.job import RenderJob
     out: list[tuple[float, Task]] = []
     owners: dict[str, tuple[Task, steps.Split]] = {}
+    renders = sum(1 for t in tasks if not t.entry and t.args[0] != "title-card")
+    pays = cluster or renders < 2 * cores
     for task in tasks:
         if task.entry or task.args[0] == "title-card":
             out.append((0.0, task))
@@ -93,13 +98,13 @@ def as_step_jobs(tasks: list[Task], sections: bool, pace: str, voice: str | None
         inputs = course.checked[clip] if course and clip in course.checked else check(clip, raw_inputs(clip))
         job = RenderJob(clip=clip, inputs=inputs, quality=options["--quality"],
                         out=Path(task.out), sections=sections, pace=pace, voice=voice, lang=task.lang)
-        if not (steps.splits(job, cores) if split is None else split and job.voice is None):
+        if not (pays and steps.splits(job, cores) if split is None else split and job.voice is None):
             out.append((float("inf"), task))
             continue
-        part = steps.prepare(job)
+        part = steps.prepare(job, None if cluster else cores)
         for step in part.tasks:
             owners[step.key] = (task, part)
-            out.append((part.seconds[int(step.args[1]) - 1], step))
+            out.append((part.seconds_of(step), step))
     return [t for _, t in sorted(out, key=lambda pair: -pair[0])], owners
 
 
@@ -194,7 +199,8 @@ def render_variants(langs: list[str], qualities: list[str], out: str | Path = "m
     tasks = [t for v in todo for t in tasks_for(v.out, v.quality, sections, pace, voice, v.lang, chosen, course)]
     cores = jobs or job_count()
     local = executor or LocalExecutor(cores)
-    tasks, owners = as_step_jobs(tasks, sections, pace, voice, 2 if executor else cores, split, course)
+    tasks, owners = as_step_jobs(tasks, sections, pace, voice, 2 if executor else cores, split, course,
+                                 cluster=executor is not None)
     try:
         run_all(tasks, local, owners)
     finally:

@@ -1,18 +1,23 @@
 """One clip on every core: its steps rendered as independent jobs, then joined.
 
-Each step job (`python -m scenes.pipeline.run.steps JOB STEP`) builds the scene up to its step
-without drawing a frame and draws only that step (scenes/pipeline/video/from_step.py), into a
-folder of its own inside the render's private work folder. When every step is done the clip's
-files are made from theirs: NAME.mp4 is the step videos remuxed (not re-encoded), the step
-videos and their index are NAME.sections/, and the manifest, script and subtitles are the last
-step's (it built every step before it as a whole render does). Then they move into place whole,
-as one render's do; nothing is written where a step failed.
+Each step job (`python -m scenes.pipeline.run.steps JOB FIRST [LAST]`) builds the scene up to
+its first step without drawing a frame and draws only its steps, FIRST to LAST (one step, or a
+run of them: scenes/pipeline/video/from_step.py), into a folder of its own inside the render's
+private work folder. When every job is done the clip's files are made from theirs: NAME.mp4 is
+the step videos remuxed (not re-encoded), the step videos and their index are NAME.sections/,
+and the manifest, script and subtitles are the last step's job's (it built every step before it
+as a whole render does). Then they move into place whole, as one render's do; nothing is
+written where a step failed.
 
-When it pays (measured in bench/run.py, docs/speed.md): a step job costs a Python and Manim
-start and the build up to its step, about 3 s; at 1080p60 and above a clip's steps take far
-longer to draw than that, at 480p15 and below hardly, so a clip is split from 720p30 up, when
-more than one core is free, and rendered whole otherwise (a voice, a still, a dry run: whole).
-STEP_JOBS=off renders every clip whole, STEP_JOBS=on splits at every quality.
+When it pays (bench/run.py --only split, bench/README.md): a step job costs a Python and Manim
+start and the build up to its first step, 2.5-3.5 s of CPU; at 480p15 and below a clip's steps
+hardly take longer than that, at 1080p60 far longer. So one clip is split from 720p30 up when
+more than one core is free, into as many runs of steps as there are cores (their planned
+seconds balanced: a job a step cost 22% more CPU than the whole render, for dropout on 2 cores,
+and hardly paid); a chapter on this machine's cores keeps its clips whole (eight clips keep the
+cores busy: split, the 1080p chapter took 0.90x its length, whole 0.71x), and on a cluster each
+step is a job (chapter.py). A voice, a still, a dry run: whole. STEP_JOBS=off renders every clip
+whole, STEP_JOBS=on splits at every quality.
 """
 from __future__ import annotations
 
@@ -32,7 +37,7 @@ from scenes.pipeline.jobs.leftovers import mark, sweep, work_dir
 from scenes.pipeline.jobs.registry import scene as scene_class
 from scenes.pipeline.run import runner
 from scenes.pipeline.run.executor import Executor, LocalExecutor, Task, job_count
-from scenes.pipeline.video.from_step import section_video
+from scenes.pipeline.video.from_step import section_videos
 from scenes.pipeline.video.join import remux
 
 SPLIT_QUALITIES = ("medium", "high", "4k")
@@ -53,13 +58,19 @@ def render(job: RenderJob, jobs: int | None = None) -> list[Path]:
     cores = jobs or job_count()
     if not splits(job, cores):
         return runner.render(job)
-    return render_split(job, LocalExecutor(cores))
+    return render_split(job, LocalExecutor(cores), parts=cores)
+
+
+def steps_of(task: Task) -> range:
+    """The steps a step task draws (its FIRST and LAST arguments)."""
+    first = int(task.args[1])
+    return range(first, int(task.args[2] if len(task.args) > 2 else first) + 1)
 
 
 @dataclass
 class Split:
     """A clip being rendered as step jobs: its job, its private folder, each step's planned
-    seconds, its step tasks and the steps done so far."""
+    seconds, its step tasks and the tasks done so far."""
     job: RenderJob
     work: Path
     seconds: list[float]
@@ -69,12 +80,34 @@ class Split:
     def step_done(self, task: Task) -> bool:
         """Note a step task done; whether it was the clip's last."""
         self.done.add(int(task.args[1]))
-        return len(self.done) == len(self.seconds)
+        return len(self.done) == len(self.tasks)
+
+    def seconds_of(self, task: Task) -> float:
+        """The planned seconds of the steps `task` draws."""
+        return sum(self.seconds[k - 1] for k in steps_of(task))
 
 
-def prepare(job: RenderJob) -> Split:
-    """The clip planned (its steps and their seconds, without frames) and its step tasks, the
-    longest first (so that the cores stay busy to the end)."""
+def runs(seconds: list[float], parts: int | None) -> list[range]:
+    """The steps (1-based) in `parts` runs of consecutive steps, their planned seconds as even as
+    a cut between steps makes them (each run ends where the running total passes its share);
+    None: a run a step."""
+    count = len(seconds)
+    if parts is None or parts >= count:
+        return [range(k, k + 1) for k in range(1, count + 1)]
+    total, out, first, passed = sum(seconds), [], 1, 0.0
+    for k, length in enumerate(seconds, start=1):
+        passed += length
+        left = parts - len(out) - 1                    # runs still to start after this one
+        if left and (passed >= total * (len(out) + 1) / parts or count - k == left):
+            out.append(range(first, k + 1))
+            first = k + 1
+    out.append(range(first, count + 1))
+    return out
+
+
+def prepare(job: RenderJob, parts: int | None = None) -> Split:
+    """The clip planned (its steps and their seconds, without frames) and its step tasks (a step
+    each, or `parts` runs of steps), the longest first (so that the cores stay busy to the end)."""
     job.out.mkdir(parents=True, exist_ok=True)
     sweep(job.out)
     work = work_dir(job.out, "steps", job.clip)
@@ -87,11 +120,16 @@ def prepare(job: RenderJob) -> Split:
     seconds = [end - start for start, end, _ in planned.captions]
     (work / JOB_FILE).write_bytes(pickle.dumps(job))
     module = scene_class(job.clip).__module__
-    order = sorted(range(1, len(seconds) + 1), key=lambda k: -seconds[k - 1])
-    tasks = [Task(label=f"{job.name} step {k}", key=f"{job.name}-step-{k}", stamp=mark(),
-                  args=(str(work / JOB_FILE), str(k)), out=str(work), files=(), module=module,
-                  code="", lang=job.lang, entry="scenes.pipeline.run.steps") for k in order]
+    order = sorted(runs(seconds, parts), key=lambda steps: -sum(seconds[k - 1] for k in steps))
+    tasks = [Task(label=f"{job.name} {name(steps)}", key=f"{job.name}-{name(steps).replace(' ', '-')}",
+                  stamp=mark(), args=(str(work / JOB_FILE), str(steps[0]), str(steps[-1])), out=str(work),
+                  files=(), module=module, code="", lang=job.lang, entry="scenes.pipeline.run.steps")
+             for steps in order]
     return Split(job, work, seconds, tasks)
+
+
+def name(steps: range) -> str:
+    return f"step {steps[0]}" if len(steps) == 1 else f"steps {steps[0]}-{steps[-1]}"
 
 
 def finish(split: Split) -> list[Path]:
@@ -107,9 +145,10 @@ def discard(split: Split) -> None:
     shutil.rmtree(split.work, ignore_errors=True)
 
 
-def render_split(job: RenderJob, executor: Executor) -> list[Path]:
-    """Render the clip's steps as tasks on `executor`, then join them into the clip's files."""
-    split = prepare(job)
+def render_split(job: RenderJob, executor: Executor, parts: int | None = None) -> list[Path]:
+    """Render the clip's steps as tasks on `executor` (a step each, or `parts` runs of steps),
+    then join them into the clip's files."""
+    split = prepare(job, parts)
     try:
         executor.run(split.tasks, lambda task, result: None)
     except BaseException:
@@ -119,10 +158,13 @@ def render_split(job: RenderJob, executor: Executor) -> list[Path]:
 
 
 def joined(job: RenderJob, work: Path, steps: int) -> list[Path]:
-    """The clip's files from its step folders, each moved into place whole."""
+    """The clip's files from its step jobs' folders (each named by its first step), each moved
+    into place whole."""
     out, name = job.out, job.name
-    parts = [work / str(k) for k in range(1, steps + 1)]
-    videos = [section_video(p) for p in parts]
+    parts = sorted((p for p in work.iterdir() if p.is_dir() and p.name.isdigit()), key=lambda p: int(p.name))
+    videos = [video for p in parts for video in section_videos(p)]
+    if len(videos) != steps:
+        raise RuntimeError(f"{name}: {len(videos)} step videos from its step jobs, {steps} steps")
     movie = own_part(out / f"{name}.mp4", ".mp4")
     remux([video for video, _ in videos], movie, [])
     written = [out / f"{name}.mp4"]
@@ -163,16 +205,17 @@ def sections_folder(out: Path, name: str, videos: list[tuple[Path, dict]], index
     return target
 
 
-def render_step(job_file: Path, step: int) -> None:
-    """A step job: the job's clip drawn from `step` to `step`, into job_file's folder / step."""
+def render_step(job_file: Path, first: int, last: int | None = None) -> None:
+    """A step job: the job's clip drawn from step `first` to `last` (or `first`), into job_file's
+    folder / first."""
     job: RenderJob = pickle.loads(job_file.read_bytes())
-    folder = job_file.parent / str(step)
-    runner.render(replace(job, first_step=step, step=step, sections=True, one_file=False, out=folder))
+    folder = job_file.parent / str(first)
+    runner.render(replace(job, first_step=first, step=last or first, sections=True, one_file=False, out=folder))
 
 
 def main(argv: list[str]) -> int:
     try:
-        render_step(Path(argv[0]), int(argv[1]))
+        render_step(Path(argv[0]), int(argv[1]), int(argv[2]) if len(argv) > 2 else None)
     except InputError as error:
         print(error, file=sys.stderr)
         return 2

@@ -71,10 +71,10 @@ def renderer(first: int) -> CairoRenderer:
     return FromStep(file_writer_class=Writer, skip_animations=False)
 
 
-def section_video(folder: Path) -> tuple[Path, dict]:
-    """The one step video a step job wrote in its NAME.sections/ and its index entry."""
+def section_videos(folder: Path) -> list[tuple[Path, dict]]:
+    """The step videos a step job wrote in its NAME.sections/, each with its index entry, in order."""
     index = next(folder.glob("*.sections/*.json"))
     entries = json.loads(index.read_text("utf-8"))
-    if len(entries) != 1:
-        raise RuntimeError(f"{index}: {len(entries)} step videos, one expected")
-    return index.parent / entries[0]["video"], entries[0]
+    if not entries:
+        raise RuntimeError(f"{index}: no step video")
+    return [(index.parent / entry["video"], entry) for entry in entries]

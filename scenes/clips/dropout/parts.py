@@ -47,7 +47,7 @@ def zero_rule(book: NumberBook, r: Any) -> Mobject:
 
 
 # ------------------------------------------------------------------ the tables each step shows
-def num(book: NumberBook, label: str, value: Any, color: str = style.TEXT,
+def num(book: NumberBook, label: str, value: Any, color: str | None = None,
         decimals: int = DECIMALS) -> Mobject:
     return book.num(label, value, decimals, color=color)
 

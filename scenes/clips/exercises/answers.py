@@ -22,7 +22,7 @@ from scenes.kit.text.numbers import NumberBook, Shown
 from scenes.kit.compose.quiz import in_a_row, place, tagged
 from scenes.kit.compose.sheets import code_arrow, column, grid, queries, row_sums, softmax_cell
 
-HEAD_COLORS = (style.QUERY, style.KEY, style.VALUE, style.ACCENT)
+HEAD_ROLES = ("query", "key", "value", "accent")     # head h in style.ROLES[HEAD_ROLES[h % 4]], read when drawn
 
 
 def align_weights(book: NumberBook, r: Any, v1: Shown, v2: Shown) -> list:
@@ -64,7 +64,7 @@ def wrapper(book: NumberBook, r: Any) -> list:
                 d_in=book.index("wrap.d_in", r.d_in), d_out=d_out, heads=heads, color=style.TRACK)
     grids = []
     for h, out in enumerate(r.outputs):
-        color = HEAD_COLORS[h % 4]
+        color = style.ROLES[HEAD_ROLES[h % 4]]
         g = grid(book, f"wrap.head[{h}]", out, 4, book.compose("头 {}", book.index(f"wrap.head_id[{h}]", h)),
                  header_color=color)
         g.entry_group.set_color(color)
@@ -72,7 +72,7 @@ def wrapper(book: NumberBook, r: Any) -> list:
     cat = grid(book, "wrap.concat", r.concat, 4, "拼接", header_color=style.TEXT)
     for row in cat.entries:
         for j, e in enumerate(row):
-            e.set_color(HEAD_COLORS[(j // r.d_out) % 4])
+            e.set_color(style.ROLES[HEAD_ROLES[(j // r.d_out) % 4]])
     link = code_arrow(book, "torch.cat(dim={}) →", book.index("wrap.cat_dim", -1))
     cat_shape = note(book, "{}", book.coords("wrap.concat_shape", r.concat.shape))
     flow = VGroup(*grids, link, tagged(cat, cat_shape)).arrange(RIGHT, buff=0.6, aligned_edge=UP)

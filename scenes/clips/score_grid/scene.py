@@ -26,7 +26,7 @@ from scenes.kit.page.options import abbreviations, beside_or_apart, needs, optio
 from scenes.kit.page.page import Area, Page, phrase, plan, said, turn
 from scenes.kit.text.style import decimals_cut_by_digits
 
-ROLES = {"Q": style.QUERY, "K": style.KEY, "V": style.VALUE}
+ROLES = {"Q": "query", "K": "key", "V": "value"}     # each matrix's role: its colour read when drawn (style.ROLES)
 RULE_Y = 2.85       # the shape rule of step 1, under the title
 SAYS = WORDS["says"]        # step 1's caption for each role
 
@@ -106,7 +106,8 @@ class ScoreGrid(ClipScene):
     def roles(self):
         """(values, W or None, name, W name, colour) for Q, K and V where present."""
         r = self.result
-        return [(getattr(r, n.lower()), getattr(r, "w" + n.lower()), n, "W_" + n, c) for n, c in ROLES.items()
+        return [(getattr(r, n.lower()), getattr(r, "w" + n.lower()), n, "W_" + n, style.ROLES[c])
+                for n, c in ROLES.items()
                 if getattr(r, n.lower()) is not None]
 
     # -- step 1: projections, or Q, K (V) as given

@@ -62,10 +62,10 @@ def in_turn(scene: Any, parts: Sequence[Mobject], together: Sequence[int] | None
 
 # ---------------------------------------------------------------- grids
 def grid(book: NumberBook, name: Any, values: Any, decimals: int, header: str | Mobject | None = None,
-         header_color: str = style.MUTED, **options: Any) -> MatrixGrid:
+         header_color: str | None = None, **options: Any) -> MatrixGrid:
     """marked.grid with its columns as wide as their numbers, under a header (words, or a line of
-    code drawn above it the same way)."""
-    return marked.grid(book, name, values, decimals, header=header, header_color=header_color,
+    code drawn above it the same way; muted unless told)."""
+    return marked.grid(book, name, values, decimals, header=header, header_color=header_color or style.MUTED,
                        fit_col_labels=False, **options)
 
 

@@ -61,8 +61,10 @@ def row_copy(book: NumberBook, name: str, values: Any, row: int, decimals: int, 
     return copy
 
 
-def link(small: Shell, row: int, copy: MatrixGrid, column: bool, color: str = style.TRACK) -> VGroup:
-    """A frame around the row in the small grid, one around its copy, two lines joining them."""
+def link(small: Shell, row: int, copy: MatrixGrid, column: bool, color: str | None = None) -> VGroup:
+    """A frame around the row in the small grid, one around its copy, two lines joining them (the
+    tracked colour unless told)."""
+    color = color or style.TRACK
     near = SurroundingRectangle(small.rows[row], buff=0.03, color=color, stroke_width=3)
     far = SurroundingRectangle(copy.box_group, buff=0.06, color=color, stroke_width=3)
     sides = ((RIGHT + UP, LEFT + UP), (RIGHT + DOWN, LEFT + DOWN)) if column else \

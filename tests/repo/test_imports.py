@@ -17,9 +17,10 @@ from support import sample
 SHARE = 3          # a run imports one name in SHARE (the rest on other commits' runs)
 
 FORKED = r'''
-import os, sys, importlib, traceback
+import os, sys, importlib, shutil, tempfile, traceback
 sys.path[:0] = [sys.argv[1], sys.argv[1] + "/tests"]
 import manim, numpy, torch, pytest, click  # noqa: F401  (third-party only)
+tempfile.tempdir = tempfile.mkdtemp(prefix="imports-")   # what a child makes there (os._exit runs no atexit) goes with it
 failed = []
 for line in sys.stdin.read().split():
     folder, _, name = line.rpartition(":")
@@ -38,6 +39,7 @@ for line in sys.stdin.read().split():
     _, status = os.waitpid(pid, 0)
     if status:
         failed.append(name)
+shutil.rmtree(tempfile.tempdir, ignore_errors=True)
 print("FAILED " + " ".join(failed))
 '''
 

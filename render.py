@@ -5,7 +5,7 @@
   python render.py NAME [inputs] [options]   render one clip
   python render.py chapter [options]         every clip, in book order
   python render.py chapter --lang zh,en --quality high,4k --workers 2    every variant, on dask
-  python render.py lab [--port 8765]         a local web page per clip (the lab)
+  python render.py lab [--port 8765]         a local web page per clip (the lab; --theme light)
 
 Exit codes: 0 done, 2 bad input (nothing written), 1 render failure.
 """
@@ -307,12 +307,14 @@ def connect(scheduler: str | None, workers: int | None) -> Any:
               help="videos rendered at once (the rest wait in a queue)")
 @click.option("--max-mb", type=click.IntRange(min=10), default=2048, show_default=True,
               help="size cap of the folder: the least recently used renders are removed first")
+@theme_option()
 def lab(host: str, port: int, out: str, jobs: int, max_mb: int) -> None:
     """A local web page per clip: change its inputs, see the still of a step and the numbers it
-    draws, render the video (scenes/pipeline/lab/server.py)."""
+    draws, render the video (scenes/pipeline/lab/server.py); the pages, stills and videos in the
+    theme (--theme light for a bright room)."""
     from scenes.pipeline.lab.server import serve
     try:
-        serve(host, port, out, jobs, max_mb)
+        serve(host, port, out, jobs, max_mb, style.THEME)        # --theme's, in force
     except OSError as err:
         fail(f"cannot start the lab on {host}:{port}: {err} (is one already running? try --port 0)", 2)
 

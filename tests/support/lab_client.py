@@ -19,13 +19,13 @@ from conftest import ROOT
 FAKE_MIC = ["--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream"]
 
 
-def lab_server(tmp_path_factory):
-    """`render.py lab --port 0` in a folder of its own (a module fixture's body); yields (base url,
-    lab folder, the folder around it, where the server runs)."""
+def lab_server(tmp_path_factory, *options):
+    """`render.py lab --port 0 [options]` in a folder of its own (a module fixture's body); yields
+    (base url, lab folder, the folder around it, where the server runs)."""
     root = tmp_path_factory.mktemp("lab-root")
     (root / "cwd").mkdir()
     proc = subprocess.Popen([sys.executable, str(ROOT / "render.py"), "lab", "--port", "0", "--out",
-                             str(root / "lab")], cwd=root / "cwd", stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             str(root / "lab"), *options], cwd=root / "cwd", stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True)
     line = proc.stdout.readline()                       # lab: http://127.0.0.1:PORT/  (folder ...)
     assert line.startswith("lab: http://127.0.0.1:"), line

@@ -3,7 +3,7 @@ warm worker, identical requests shared, superseded ones dropped) and the video p
 at once in subprocesses of render.py, the rest queued with a position, progress, cancel).
 
 Every file the lab writes is under its folder, in ROOT/KEY/ where KEY is a hash of what shapes
-the render (clip, checked inputs, quality, language, step, and the code and catalogue); no
+the render (clip, checked inputs, quality, language, step, theme, and the code and catalogue); no
 request field ever becomes a path.
 """
 from __future__ import annotations
@@ -42,8 +42,9 @@ def code_hash(clip: str, lang: str) -> str:
     return files_hash(files) + catalogue_hash(lang)
 
 
-def request_key(clip: str, inputs: dict, quality: str, lang: str, step: int | None, kind: str) -> str:
-    text = json.dumps([clip, inputs, quality, lang, step, kind, code_hash(clip, lang)], sort_keys=True)
+def request_key(clip: str, inputs: dict, quality: str, lang: str, step: int | None, kind: str, theme: str) -> str:
+    """The folder of a render: a dark and a light one of the same inputs are two."""
+    text = json.dumps([clip, inputs, quality, lang, step, kind, theme, code_hash(clip, lang)], sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 

@@ -23,6 +23,7 @@ from scenes.pipeline.lab.jobs import Stills, Store, request_key
 from scenes.pipeline.lab.request import QUALITIES, Ask, Refused, parse
 from scenes.pipeline.lab.takes import MAX_TAKE, SET, TYPES, Script, Takes, set_name
 from scenes.pipeline.jobs.registry import specs
+from scenes.pipeline.present.colours import variables
 
 PAGE = Path(__file__).with_name("record.html")
 VOICE_CAP = 512 * 1024 * 1024         # bytes of all takes together
@@ -35,13 +36,14 @@ def book_inputs(clip: str) -> dict:
 
 
 class Recorder:
-    def __init__(self, store: Store, stills: Stills, read_json: Callable[[Request], Awaitable[Any]]) -> None:
-        self.store, self.stills, self.read_json = store, stills, read_json
+    def __init__(self, store: Store, stills: Stills, read_json: Callable[[Request], Awaitable[Any]],
+                 theme: str = "dark") -> None:
+        self.store, self.stills, self.read_json, self.theme = store, stills, read_json, theme
         self.takes = Takes(store.root, VOICE_CAP)
 
     async def script(self, ask: Ask) -> tuple[Script, str]:
         """The clip's steps for these inputs, from its dry run (made once, by the warm worker)."""
-        key = request_key(ask.clip, ask.inputs, "low", ask.lang, None, "script")
+        key = request_key(ask.clip, ask.inputs, "low", ask.lang, None, "script", self.theme)
         result = await self.stills.get(key, {"op": "script", "clip": ask.clip, "lang": ask.lang, "given": ask.given,
                                              "step": 1}, f"script{key[:20]}", made="numbers.json")
         if "error" in result:
@@ -108,7 +110,8 @@ class Recorder:
                 "summary": tr(specs()[clips[0]].summary, lang) if not chapter else ""}
         title = html.escape(tr(CHAPTER, lang) if chapter else f"{items[0]['section']} {items[0]['title']}")
         text = json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
-        return HTMLResponse(PAGE.read_text("utf-8").replace("__DATA__", text).replace("__TITLE__", title)
+        return HTMLResponse(PAGE.read_text("utf-8").replace("__COLOURS__", variables(self.theme))
+                            .replace("__DATA__", text).replace("__TITLE__", title)
                             .replace("__LANG__", lang))
 
     async def clip_page(self, request: Request) -> Response:

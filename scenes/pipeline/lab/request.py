@@ -171,11 +171,11 @@ def bad_cell(value: Any) -> list[int] | None:
     return None
 
 
-def compute_view(ask: Ask) -> dict:
+def compute_view(ask: Ask, theme: str = "dark") -> dict:
     """The compute package's numbers for the checked inputs (the clip's own compute, no scene,
     no frame), the caption the data chooses for the step (lab/captions.py, from the result and
     what compute() measured beside it; None where the clip's choice is not mirrored there), the
-    render.py line that reproduces them and the inputs as a preset file."""
+    render.py line that reproduces them (in the lab's theme) and the inputs as a preset file."""
     from scenes.kit.text.numbers import NumberBook
     cls = scene(ask.clip)
     stand_in = cls.__new__(cls)             # the clip's compute() reads only its inputs and a book
@@ -190,7 +190,7 @@ def compute_view(ask: Ask) -> dict:
     except Exception:          # the still's caption comes a second later: a caption never costs the numbers
         said = None
     caption = said[ask.step - 1] if said and ask.step <= len(said) else None
-    return {"numbers": numbers, "command": command_line(ask), "preset": preset_of(ask), "inputs": ask.inputs,
+    return {"numbers": numbers, "command": command_line(ask, theme), "preset": preset_of(ask), "inputs": ask.inputs,
             "caption": caption, "captions": said}
 
 
@@ -222,8 +222,9 @@ def changed(ask: Ask) -> dict:
     return {k: v for k, v in ask.given.items() if v is True or shown.get(k) != v}
 
 
-def command_line(ask: Ask) -> str:
-    """The render.py line for what the page shows (its video), options in the clip's order."""
+def command_line(ask: Ask, theme: str = "dark") -> str:
+    """The render.py line for what the page shows (its video), options in the clip's order; the
+    theme where it is not the default."""
     names = {o.key: o.name for o in specs()[ask.clip].options}
     given = changed(ask)
     words_ = ["python", "render.py", ask.clip]
@@ -232,6 +233,8 @@ def command_line(ask: Ask) -> str:
             words_ += [f"--{names[key]}"] if given[key] is True else [f"--{names[key]}", shlex.quote(str(given[key]))]
     if ask.lang != SOURCE:
         words_ += ["--lang", ask.lang]
+    if theme != "dark":
+        words_ += ["--theme", theme]
     return " ".join(words_)
 
 

@@ -2,13 +2,14 @@
 the registry, where a lecturer or a student changes the inputs and sees the clip's still and
 the numbers it draws within seconds, then renders the video.
 
-`render.py lab [--host 127.0.0.1] [--port 8765] [--out media/lab]`. Each edit is checked by
+`render.py lab [--host 127.0.0.1] [--port 8765] [--out media/lab] [--theme light]`. Each edit is checked by
 the clip's own rules (the same one-line InputError as the CLI, HTTP 422, nothing rendered);
 a good one renders the chosen step's still in the warm worker (lab_worker.py); "Render video"
 queues a render.py subprocess in a bounded pool (lab_videos.py). Everything written lives in
 the lab's folder under a content hash (lab_jobs.py); files are served by that key only. The
 recording page (/record/NAME, /record for the chapter; lab_record.py) saves the lecturer's
-takes as `--voice DIR` reads them, in LAB/voice/ (lab_takes.py).
+takes as `--voice DIR` reads them, in LAB/voice/ (lab_takes.py). The lab is in one theme (dark
+unless told): its pages' colours (present/colours.py), its stills, its videos and their keys.
 """
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ from scenes.pipeline.lab.record import Recorder
 from scenes.pipeline.lab.request import Refused, compute_view, page_data, parse, preset_fields, still_view
 from scenes.pipeline.lab.videos import Videos
 from scenes.pipeline.lab.worker import StillWorker
+from scenes.pipeline.present.colours import variables
 from scenes.pipeline.present.explain import SCRIPT
 from scenes.pipeline.jobs.registry import specs
 
@@ -42,13 +44,14 @@ RECORD, RECORD_ALL = "录音", "整章录音"    # the index's links to the reco
 STILL_SECONDS = 120.0                 # a still that takes longer is stopped (its worker restarted)
 
 
-def make_app(root: Path, jobs: int = 1, cap_mb: int = 2048, hosts: list[str] | None = None) -> Starlette:
+def make_app(root: Path, jobs: int = 1, cap_mb: int = 2048, hosts: list[str] | None = None,
+             theme: str = "dark") -> Starlette:
     """The lab's app; `hosts`: the Host headers it answers (others get 400: a page elsewhere that
-    resolves its own name to 127.0.0.1 cannot reach it)."""
+    resolves its own name to 127.0.0.1 cannot reach it); `theme`: its pages', stills' and videos'."""
     store = Store(root, cap_mb * 1024 * 1024)
-    worker = StillWorker(store.root, store.root / ".worker.log", STILL_SECONDS)
+    worker = StillWorker(store.root, store.root / ".worker.log", STILL_SECONDS, theme)
     stills = Stills(worker, store)
-    videos = Videos(store, stills, jobs)
+    videos = Videos(store, stills, jobs, theme=theme)
 
     async def body(request: Request) -> Any:
         if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
@@ -64,7 +67,7 @@ def make_app(root: Path, jobs: int = 1, cap_mb: int = 2048, hosts: list[str] | N
         """The numbers at once: the clip's rules and its compute alone, no Manim scene, no frame."""
         ask = parse(await body(request))
         try:
-            return JSONResponse(await asyncio.to_thread(compute_view, ask))
+            return JSONResponse(await asyncio.to_thread(compute_view, ask, theme))
         except Exception as err:       # the rules took them, the maths did not: one line, no trace
             raise Refused(422, f"{ask.clip} cannot compute these inputs: {type(err).__name__}: {err}"
                           .splitlines()[0][:300]) from None
@@ -79,7 +82,7 @@ def make_app(root: Path, jobs: int = 1, cap_mb: int = 2048, hosts: list[str] | N
 
     async def still(request: Request) -> Response:
         ask = parse(await body(request))
-        key = request_key(ask.clip, ask.inputs, "low", ask.lang, ask.step, "still")
+        key = request_key(ask.clip, ask.inputs, "low", ask.lang, ask.step, "still", theme)
         result = await stills.get(key, {"op": "still", "clip": ask.clip, "lang": ask.lang, "given": ask.given,
                                         "step": ask.step}, ask.session)
         if result.get("superseded"):
@@ -89,7 +92,7 @@ def make_app(root: Path, jobs: int = 1, cap_mb: int = 2048, hosts: list[str] | N
         store.trim(videos.busy() | set(stills.inflight) | {key})
         return JSONResponse(still_view(store, key, ask.step, ask))
 
-    recorder = Recorder(store, stills, body)
+    recorder = Recorder(store, stills, body, theme)
 
     async def video(request: Request) -> Response:
         data = await body(request)
@@ -98,7 +101,7 @@ def make_app(root: Path, jobs: int = 1, cap_mb: int = 2048, hosts: list[str] | N
         if data.get("voice") is not None:            # the recording page's takes (lab_record.py)
             part, voice = await recorder.voiced(ask, data["voice"])
             kind = f"video-{part}"
-        key = request_key(ask.clip, ask.inputs, ask.quality, ask.lang, None, kind)
+        key = request_key(ask.clip, ask.inputs, ask.quality, ask.lang, None, kind, theme)
         options = {o.key: o for o in specs()[ask.clip].options}
         args = [f"--{options[k].name}" if v is True else f"--{options[k].name}={v}" for k, v in ask.given.items()]
         job = videos.submit(Job(key, ask.clip, ask.lang, ask.quality, ask.given, args, voice=voice))
@@ -146,7 +149,8 @@ def make_app(root: Path, jobs: int = 1, cap_mb: int = 2048, hosts: list[str] | N
             raise Refused(404, "no such clip page")
         data = json.dumps(page_data(specs()[name], lang), ensure_ascii=False).replace("</", "<\\/")
         title = html.escape(f"{specs()[name].section} {specs()[name].heading(lang)} · lab")
-        return HTMLResponse(PAGE.read_text("utf-8").replace("__EXPLAIN__", SCRIPT.read_text("utf-8"))
+        return HTMLResponse(PAGE.read_text("utf-8").replace("__COLOURS__", variables(theme))
+                            .replace("__EXPLAIN__", SCRIPT.read_text("utf-8"))
                             .replace("__DATA__", data).replace("__TITLE__", title).replace("__LANG__", lang))
 
     async def index(request: Request) -> Response:
@@ -156,9 +160,10 @@ def make_app(root: Path, jobs: int = 1, cap_mb: int = 2048, hosts: list[str] | N
                         '</li>'
                         for s in specs().values())
         items += f'<li><a href="/record">{RECORD_ALL}</a> · <a href="/record?lang=en">{tr(RECORD_ALL, "en")}</a></li>'
-        return HTMLResponse(f'<!DOCTYPE html><meta charset="utf-8"><title>lab</title><body style="font-family:'
-                            f'\'Noto Sans CJK SC\',sans-serif;background:#0F1117;color:#ECEFF1"><h1>Chapter 4 lab</h1>'
-                            f'<ul style="line-height:2">{items}</ul><style>a{{color:#4FC3F7}}</style>')
+        return HTMLResponse(f'<!DOCTYPE html><meta charset="utf-8"><title>lab</title><style>{variables(theme)} '
+                            'body{font-family:"Noto Sans CJK SC",sans-serif;background:var(--background);'
+                            'color:var(--text)} a{color:var(--query)}</style><body><h1>Chapter 4 lab</h1>'
+                            f'<ul style="line-height:2">{items}</ul>')
 
     async def health(request: Request) -> Response:
         return JSONResponse({"ok": True, "worker": worker.pid, "stills": stills.pending,
@@ -194,18 +199,18 @@ def make_app(root: Path, jobs: int = 1, cap_mb: int = 2048, hosts: list[str] | N
 
 
 def serve(host: str = "127.0.0.1", port: int = 8765, out: str | Path = "media/lab", jobs: int = 1,
-          cap_mb: int = 2048) -> None:
+          cap_mb: int = 2048, theme: str = "dark") -> None:
     """Bind, print the address (port 0: a free one), serve until interrupted."""
     import uvicorn
     root = Path(out).resolve()
     loopback = ["127.0.0.1", "localhost", "::1", "[::1]"]
-    app = make_app(root, jobs, cap_mb, loopback if host in loopback else None)
+    app = make_app(root, jobs, cap_mb, loopback if host in loopback else None, theme)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
     shown = f"[{host}]" if family == socket.AF_INET6 else host
-    print(f"lab: http://{shown}:{sock.getsockname()[1]}/  (folder {root}; Ctrl-C stops it)", flush=True)
+    print(f"lab: http://{shown}:{sock.getsockname()[1]}/  (folder {root}; {theme} theme; Ctrl-C stops it)", flush=True)
     config = uvicorn.Config(app, log_level="warning", limit_concurrency=200, timeout_keep_alive=5,
                             timeout_graceful_shutdown=5)
     uvicorn.Server(config).run(sockets=[sock])

@@ -1,4 +1,4 @@
-"""The lab's video pool: each render is `python render.py CLIP --opt=value ... --out LAB/KEY`
+"""The lab's video pool: each render is `python render.py CLIP --opt=value ... --theme THEME --out LAB/KEY`
 (with `--voice LAB/KEY/voice` when it uses the recording page's takes) in its own process
 group (a crash or a kill stays there), at most N at once, the rest queued with a position;
 progress is Manim's finished animations (its partial movie files) over the clip's plays,
@@ -17,8 +17,8 @@ from scenes.pipeline.lab.worker import WorkerGone
 
 class Videos:
     def __init__(self, store: Store, stills: Stills, jobs: int, max_queue: int = 32,
-                 time_limit: float = 1800.0) -> None:
-        self.store, self.stills, self.slots = store, stills, jobs
+                 time_limit: float = 1800.0, theme: str = "dark") -> None:
+        self.store, self.stills, self.slots, self.theme = store, stills, jobs, theme
         self.max_queue, self.time_limit = max_queue, time_limit
         self.jobs: dict[str, Job] = {}
         self.queue: list[str] = []
@@ -88,7 +88,7 @@ class Videos:
             with open(folder / "render.log", "wb") as log:
                 job.proc = await asyncio.create_subprocess_exec(
                     sys.executable, str(RENDER), job.clip, *job.args, *voice, "--quality", job.quality,
-                    "--format", "mp4", "--lang", job.lang, "--out", str(folder), cwd=str(self.store.root),
+                    "--format", "mp4", "--lang", job.lang, "--theme", self.theme, "--out", str(folder), cwd=str(self.store.root),
                     stdin=asyncio.subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
             planner = asyncio.create_task(self.plan(job))
             started = time.monotonic()

@@ -4,7 +4,8 @@ videos) on request, so that a changed input shows its still in about a second.
 It is its own process (`python -m scenes.pipeline.lab.worker`), spoken to in JSON lines on
 stdin/stdout: a crash or a hang in a render ends this process, never the lab's server, which
 starts a fresh one (StillWorker below). Its requests were already checked by the server; it
-checks them again with the clip's own rules (the same InputError) before drawing.
+checks them again with the clip's own rules (the same InputError) before drawing. It draws in the
+lab's theme: CHAPTER_THEME in its environment, in force from its first import.
 """
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ import sys
 import tempfile
 from pathlib import Path
 from typing import Any
+
+from scenes.kit.text.style import THEME_VARIABLE
 
 LINE_LIMIT = 1 << 20          # bytes of one reply line
 LOG_LIMIT = 1 << 20           # the worker's log (Manim's warnings) starts afresh past this
@@ -70,8 +73,8 @@ class StillWorker:
     """The server's side: one request at a time (callers hold `lock`), a time limit on each,
     and a fresh process after a crash or a timeout."""
 
-    def __init__(self, root: Path, log: Path, timeout: float) -> None:
-        self.root, self.log, self.timeout = root, log, timeout
+    def __init__(self, root: Path, log: Path, timeout: float, theme: str = "dark") -> None:
+        self.root, self.log, self.timeout, self.theme = root, log, timeout, theme
         self.proc: asyncio.subprocess.Process | None = None
         self.ready = False
         self.lock = asyncio.Lock()               # one request at a time (held by the callers)
@@ -87,7 +90,8 @@ class StillWorker:
                 self.proc = await asyncio.create_subprocess_exec(
                     sys.executable, "-m", "scenes.pipeline.lab.worker", cwd=str(self.root), limit=LINE_LIMIT,
                     stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=log,
-                    env=dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[3])))
+                    env=dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[3]),
+                             **{THEME_VARIABLE: self.theme}))
             await self.read(120)           # {"ready": true}: imports done
             self.ready = True
 

@@ -1,5 +1,6 @@
 // Where a number of a paused frame comes from. Shared by the pages that show a clip's frame (the
-// presenter page inlines it; the lab's still can include it the same way):
+// presenter page inlines it; the lab's still can include it the same way), in the page's colours
+// (its CSS custom properties, present/colours.py):
 //   Explain.attach(host, media, data, words)  outline-able boxes over the picture of `media` (a
 //       <video> or <img>, object-fit: contain) inside `host`; data is one step's record written by
 //       scenes/pipeline/present/explain.py: {frame: [W, H], items: [[x0, y0, x1, y1, note, label]],
@@ -16,16 +17,17 @@
     .explain-layer { position: absolute; z-index: 5; }
     .explain-layer .num { position: absolute; cursor: pointer; border-radius: 3px; }
     .explain-layer .num::before { content: ""; position: absolute; inset: -4px; }
-    .explain-layer .num:hover { outline: 2px solid rgba(255, 235, 59, 0.9); outline-offset: 2px; }
-    .explain-layer .num.lit { outline: 3px solid #4FC3F7; outline-offset: 2px; background: rgba(79, 195, 247, 0.12); }
-    .explain-layer .num.chosen { outline: 3px solid #FFEB3B; outline-offset: 2px; }
-    .explain-panel { position: absolute; z-index: 6; max-width: 42%; background: rgba(15, 17, 23, 0.94);
-      color: #ECEFF1; border: 1px solid #4FC3F7; border-radius: 8px; padding: 12px 16px; font-size: 17px;
+    .explain-layer .num:hover { outline: 2px solid color-mix(in srgb, var(--track) 90%, transparent); outline-offset: 2px; }
+    .explain-layer .num.lit { outline: 3px solid var(--query); outline-offset: 2px;
+      background: color-mix(in srgb, var(--query) 12%, transparent); }
+    .explain-layer .num.chosen { outline: 3px solid var(--track); outline-offset: 2px; }
+    .explain-panel { position: absolute; z-index: 6; max-width: 42%; background: color-mix(in srgb, var(--background) 94%, transparent);
+      color: var(--text); border: 1px solid var(--query); border-radius: 8px; padding: 12px 16px; font-size: 17px;
       line-height: 1.45; font-family: "Noto Sans CJK SC", "Noto Sans", sans-serif; pointer-events: none; }
-    .explain-panel h4 { margin: 0 0 6px 0; font-size: 14px; color: #90A4AE; font-weight: normal; }
+    .explain-panel h4 { margin: 0 0 6px 0; font-size: 14px; color: var(--muted); font-weight: normal; }
     .explain-panel .line { white-space: pre-wrap; overflow-wrap: anywhere; }
-    .explain-panel .earlier { color: #B0BEC5; font-size: 15px; }
-    .explain-panel .hint { color: #78909C; font-size: 12px; margin-top: 8px; }`;
+    .explain-panel .earlier { color: var(--soft); font-size: 15px; }
+    .explain-panel .hint { color: var(--muted); font-size: 12px; margin-top: 8px; }`;
 
   function style() {
     if (document.getElementById("explain-style")) return;

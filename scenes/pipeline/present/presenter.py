@@ -6,7 +6,7 @@ relative path (file://, no server, no network); `--one-file` embeds them as data
 Keys: → Space PageDown click forward, ← PageUp back, Home End, R replay, F full screen,
 G + number (or 1-9) jump to a section, C captions, S speaker view. Paused on a step's last frame,
 a click on a number shows where it comes from (explain.js, inlined; Esc closes it). Its colours are
-the theme's its videos are drawn in (scenes/kit/text/style.py).
+the theme's its videos are drawn in (present/colours.py, from scenes/kit/text/style.py).
 """
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from scenes.kit.text import style as palette
 from scenes.kit.text.lang import SOURCE, tr
 from scenes.pipeline.jobs.files import write_atomic
 from scenes.pipeline.jobs.registry import specs
+from scenes.pipeline.present.colours import colours, variables
 from scenes.pipeline.present.explain import SCRIPT, derivations, page_words, step_explained
 
 PAGE = Path(__file__).with_name("presenter.html")
@@ -36,23 +37,16 @@ def lab_link(section: str, lang: str) -> str | None:
     return f"{LAB}/clip/{clip}" + ("" if lang == SOURCE else f"?lang={lang}") if clip else None
 
 
-def colours(theme: str) -> dict[str, str]:
-    """The page's colours in `theme`: its background and words, the bar's panel, fill and marks."""
-    c = palette.THEMES[theme]
-    return {"BACKGROUND": c["background"], "TEXT": c["text"], "PANEL": c["heat_low"], "QUERY": c["query"],
-            "TRACK": c["track"], "MUTED": c["muted"]}
-
-
 def speaker_body(text: dict[str, str], theme: str = "dark") -> str:
     c = colours(theme)
-    style = (f"font-family:'Noto Sans CJK SC','Noto Sans',sans-serif;background:{c['BACKGROUND']};"
-             f"color:{c['TEXT']};margin:0;padding:24px")
+    style = (f"font-family:'Noto Sans CJK SC','Noto Sans',sans-serif;background:{c['background']};"
+             f"color:{c['text']};margin:0;padding:24px")
     return (f'<div style="{style}"><div id="clock" style="font-size:40px;float:right"></div>'
-            f'<div id="where" style="color:{c["MUTED"]};font-size:20px"></div>'
+            f'<div id="where" style="color:{c["muted"]};font-size:20px"></div>'
             f'<h3>{html.escape(text["now"])}</h3><div id="now" style="font-size:26px"></div>'
-            f'<h3>{html.escape(text["notes"])}</h3><div id="notes" style="font-size:22px;color:{c["TRACK"]}"></div>'
-            f'<h3>{html.escape(text["next"])}</h3><div id="next" style="font-size:20px;color:{c["MUTED"]}"></div>'
-            f'<p><a id="lab" target="_blank" style="color:{c["QUERY"]};font-size:16px"></a></p></div>')
+            f'<h3>{html.escape(text["notes"])}</h3><div id="notes" style="font-size:22px;color:{c["track"]}"></div>'
+            f'<h3>{html.escape(text["next"])}</h3><div id="next" style="font-size:20px;color:{c["muted"]}"></div>'
+            f'<p><a id="lab" target="_blank" style="color:{c["query"]};font-size:16px"></a></p></div>')
 
 
 def clip_steps(out: Path, clip: str, section: str, title: str) -> list[dict]:
@@ -103,8 +97,7 @@ def write_page(out: Path, name: str, title: str, parts: list[dict], lang: str = 
     data = {"lang": lang, "text": text, "steps": steps, "sections": sections, "speaker": speaker_body(text, theme)}
     payload = json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
     template = PAGE.read_text("utf-8")
-    for key, colour in colours(theme).items():      # before any text goes in: a caption may say anything
-        template = template.replace(f"__{key}__", colour)
+    template = template.replace("__COLOURS__", variables(theme))    # before any text goes in: a caption may say anything
     page = (template.replace("__EXPLAIN__", SCRIPT.read_text("utf-8")).replace("__DATA__", payload).replace("__TITLE__", html.escape(title))
             .replace("__LANG__", lang).replace("__HELP__", html.escape(text["help"])))
     target = out / f"{name}.html"

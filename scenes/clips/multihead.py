@@ -133,10 +133,11 @@ class Multihead(ClipScene):
         return (book.compose("{h}、{t}", h=parts[0], t=parts[1]) if len(parts) == 2
                 else book.compose("{}", *parts))
 
-    def show(self, step: str, lines: list, marks: Any = None) -> TensorView:
-        """Move every id into the layout of `step`, under new info lines."""
+    def show(self, step: str, lines: list, marks: Any = None, passing: bool = False) -> TensorView:
+        """Move every id into the layout of `step`, under new info lines (`passing`: the step goes
+        on to another layout, where the headers that leave this one may come back)."""
         r = self.result
-        return self.stage.show(RECORDED_AS.get(step, step), r.layouts[step], r.element, lines, marks)
+        return self.stage.show(RECORDED_AS.get(step, step), r.layouts[step], r.element, lines, marks, passing)
 
     def case(self) -> str:
         """How the wrong merge goes: no element moves (order), the tracked one stays or it moves."""
@@ -204,7 +205,7 @@ class Multihead(ClipScene):
         back = (c("{}    先换回：同一位置的各头重新相邻", self.shape("back")) if not self.keeps_order()
                 else c("{shape}    先换回：{axes}，顺序本来就没变", shape=self.shape("back"), axes=self.unit_axes()))
         moved = c("{track}：{transposed} → {back}", **self.slots("transposed", "back"))
-        self.show("back", [(back, style.TEXT), (moved, style.TRACK)])
+        self.show("back", [(back, style.TEXT), (moved, style.TRACK)], passing=True)
         chain = c("{start} → {split} → {transposed} → {back} → {merged}",
                   **{s: self.at(s) for s in ("start", "split", "transposed", "back", "merged")})
         lines = [(c("{}    再 reshape：各头拼接回每个位置的 D 个特征", self.shape("merged")), style.TEXT),
@@ -227,7 +228,8 @@ class Multihead(ClipScene):
             coords = ("merged", "wrong") if case == "moves" else ()
             self.narrate(NARRATION[key], **self.slots(*coords), **count)
         self.show("transposed", [(c("{}    回到拆头后的布局，跳过 transpose 换回", self.shape("transposed")), style.TEXT),
-                                 (c("{track}：{transposed}", **self.slots("transposed")), style.TRACK)])
+                                 (c("{track}：{transposed}", **self.slots("transposed")), style.TRACK)],
+                  passing=True)       # the [B, T, D] headers ride along and come back with the wrong merge
         lines = [(c("不换回：[B, H, T, d] 按当前顺序直接 reshape 成 {}", self.shape("wrong")), style.TEXT),
                  (c("{track}：碰巧仍在 {wrong}", **self.slots("wrong")) if case != "moves" else
                   c("{track}：正确位置 {merged}（虚线框），错误合并到 {wrong}", **self.slots("merged", "wrong")),

@@ -65,19 +65,23 @@ def test_the_double_frame_covers_the_tracked_id_only():
     assert lit == view.headers[1].get_color() != view.headers[0].get_color()     # the id and its header
 
 
-def test_every_id_moves_to_its_own_new_place():
+@pytest.mark.parametrize("before, after", [(("start", START), ("split", SPLIT)),
+                                           (("split", SPLIT), ("transposed", TRANSPOSED)),
+                                           (("transposed", TRANSPOSED), ("wrong", TRANSPOSED.reshape(1, 3, 4)))])
+def test_every_id_moves_to_its_own_new_place(before, after):
+    """The reshape, the transpose and the (wrong) merge: each of the twelve ids, not only the tracked one."""
     book = NumberBook()
-    old, new = TensorView(book, "split", SPLIT), TensorView(book, "transposed", TRANSPOSED)
+    old, new = TensorView(book, *before), TensorView(book, *after)
     pairs = [(a.mobject, a.target_mobject) for a in morph(old, new) if isinstance(a, ReplacementTransform)]
     ids = [p for p in pairs if p[0] in old.texts.values()]
-    assert len(ids) == SPLIT.size
-    for n in SPLIT.flat:
+    assert len(ids) == START.size
+    for n in START.flat:
         assert (old.texts[n], new.texts[n]) in ids
 
 
 def test_a_header_of_both_layouts_moves_the_others_fade():
     """split and transposed share the headers of their first axes' blocks: those move (carried), the
-    rest fade out and in."""
+    one left over fades."""
     book = NumberBook()
     old, new = TensorView(book, "split", SPLIT), TensorView(book, "transposed", TRANSPOSED)
     label = lambda m: book.meta[id(m)]["label"]
@@ -86,6 +90,20 @@ def test_a_header_of_both_layouts_moves_the_others_fade():
              if isinstance(a, ReplacementTransform) and a.mobject in old.headers]
     shared = {label(h) for h in old.headers} & {label(h) for h in new.headers}
     assert moved and all(a == b for a, b in moved) and {a for a, _ in moved} == shared
+
+
+def test_headers_without_a_match_change_their_text_on_the_way():
+    """start → split: no header label is on both, so each [0, t, :] header turns into [0, t, :, :]
+    (nothing fades, nothing appears)."""
+    book = NumberBook()
+    old, new = TensorView(book, "start", START), TensorView(book, "split", SPLIT)
+    label = lambda m: book.meta[id(m)]["label"]
+    anims = morph(old, new)
+    turned = [(label(a.mobject), label(a.target_mobject)) for a in anims
+              if isinstance(a, ReplacementTransform) and a.mobject in old.headers]
+    assert turned == [("[0, 0, :]", "[0, 0, :, :]"), ("[0, 1, :]", "[0, 1, :, :]"), ("[0, 2, :]", "[0, 2, :, :]")]
+    assert not [a for a in anims if type(a).__name__ == "Appear" and (a.mobject in old.headers
+                                                                       or a.mobject in new.headers)]
 
 
 class Scene:
@@ -121,3 +139,32 @@ def test_planted_ids_drawn_transposed_are_caught(monkeypatch):
     book = NumberBook()
     view = TensorView(book, "split", SPLIT)
     assert any("numpy has" in p for p in problems(book, view, "split", SPLIT))
+
+
+def headers_back(passing=True):
+    """Step 4 ends on [B, T, D] (merged); step 5 passes through [B, H, T, d] to the wrong merge's
+    [B, T, D]: which of step 5's last headers are step 4's, the same mobject with the same label."""
+    scene = Scene()
+    stage = Stage(scene)
+    lines = [("[B, T, D]", style.TEXT)]
+    scene.book.step = 4
+    merged = stage.show("merged", START, 2, lines)
+    label = lambda h: scene.book.meta[id(h)]["label"]
+    before = {id(h): label(h) for h in merged.headers}
+    scene.book.step = 5
+    stage.show("transposed", TRANSPOSED, 2, lines, passing=passing)
+    wrong = stage.show("wrong", TRANSPOSED.reshape(1, 3, 4), 2, lines)
+    return [label(h) for h in wrong.headers if before.get(id(h)) == label(h)], [label(h) for h in wrong.headers]
+
+
+def test_headers_that_come_back_in_a_step_are_the_ones_it_began_with():
+    """Three row headers ride along over two head headers and each goes back to its own row."""
+    kept, shown = headers_back()
+    assert kept == shown == ["[0, 0, :]", "[0, 1, :]", "[0, 2, :]"]
+
+
+def test_planted_a_passed_layout_that_drops_the_headers_left_over_is_caught():
+    """Without `passing` the row headers are replaced by the head headers on the way (the second one,
+    riding over head 0 with the first, fades): step 5 ends on headers drawn again, none of step 4's."""
+    kept, shown = headers_back(passing=False)
+    assert kept == [] and len(shown) == 3

@@ -13,7 +13,8 @@ from __future__ import annotations
 from typing import Any, Iterable, Sequence
 
 import numpy as np
-from manim import UP, Animation, DashedVMobject, Mobject, ReplacementTransform, SurroundingRectangle, VGroup
+from manim import (UP, Animation, DashedVMobject, Mobject, ReplacementTransform, SurroundingRectangle,
+                   Transform, VGroup)
 
 from scenes.kit.draw import notes
 from scenes.kit.text import style
@@ -85,6 +86,7 @@ class TensorView:
                 self.label_of[n], header_of[n] = labels[i][j], header
             blocks.append((header, grid))
         self.headers = VGroup(*[header for header, _ in blocks])
+        self.riders: list[Mobject] = []     # old headers riding along on this layout's (see `headers`)
         self.box_group = VGroup(*[grid.box_group for _, grid in blocks])
         area = Area(content_width(), top=top, bottom=style.CONTENT_BOTTOM, most=MAX_SCALE)
         self.scale = tiles(blocks, area, LEGIBLE, ids.shape[1], HEADER_PAD, (GAP_X, GAP_Y), BATCH_GAP)
@@ -111,18 +113,68 @@ class TensorView:
         return DashedVMobject(rect, num_dashes=16)
 
 
-def morph(old: TensorView, new: TensorView,
-          frames: Iterable[tuple[Mobject, Mobject]] = ()) -> list[Animation]:
-    """Move every id from its place in `old` to its place in `new` (and the frames with it); a
-    header of both layouts (the same label) moves too, the others fade out and in."""
-    label = lambda m: old.book.meta.get(id(m), {}).get("label")
-    kept = {label(h): h for h in old.headers}
-    pairs = [(kept.pop(label(h)), h) for h in new.headers if label(h) in kept]
-    coming = [h for h in new.headers if h not in {b for _, b in pairs}]
-    anims: list[Animation] = [Vanish(old.box_group), *[Vanish(h) for h in kept.values()], Appear(new.box_group),
-                              *[Appear(h) for h in coming], *[ReplacementTransform(a, b) for a, b in pairs]]
+def morph(old: TensorView, new: TensorView, frames: Iterable[tuple[Mobject, Mobject]] = (),
+          home: dict[int, str] | None = None, passing: bool = False) -> list[Animation]:
+    """Move every id from its place in `old` to its place in `new` (and the frames with it), and
+    turn the old headers into the new ones (`headers`); the box lines fade out and in."""
+    anims: list[Animation] = [Vanish(old.box_group), Appear(new.box_group),
+                              *headers(old, new, {} if home is None else home, passing)]
     anims += [ReplacementTransform(old.texts[n], new.texts[n]) for n in old.texts]
     anims += [ReplacementTransform(a, b) for a, b in frames]
+    return anims
+
+
+def headers(old: TensorView, new: TensorView, home: dict[int, str], passing: bool) -> list[Animation]:
+    """The headers on the board (`old`'s, and those riding along with them) become `new`'s, each
+    new header reached from one old header, its text changing on the way: one with its label moves
+    there (carried by label); else the one that showed its label when the step began (`home`: id ->
+    that label) goes back to it, the same mobject (carried: kept); else the others, in reading order,
+    spread over the new ones left. On a layout the step only passes through (`passing`: it goes on
+    to another, where they may go back) the old headers stay the same mobjects (kept by `new` in
+    place of its own), and those left over ride along onto the new header of their rank; else those
+    left over fade. New headers left over fade in."""
+    book = old.book
+    label = lambda m: book.meta[id(m)]["label"]
+    olds, news = [*old.headers, *old.riders], list(new.headers)
+    plan: dict[int, tuple[Mobject, str]] = {}        # new header's index -> (old header, how: same, home, rank)
+    free = list(olds)
+    for how in ("same", "home"):
+        for j, n in enumerate(news):
+            found = next((c for c in free if j not in plan
+                          and (label(c) if how == "same" else home.get(id(c))) == label(n)), None)
+            if found is not None:
+                plan[j] = (found, how)
+                free.remove(found)
+    left = [j for j in range(len(news)) if j not in plan]
+    targets, riders = left or list(range(len(news))), []
+    for k, c in enumerate(free):
+        j = targets[k * len(targets) // len(free)] if targets else None
+        if j is None or j in plan:
+            riders.append((c, j))
+        else:
+            plan[j] = (c, "rank")
+    anims: list[Animation] = []
+    shown = list(news)
+    for j, (c, how) in plan.items():
+        n = news[j]
+        if how == "same" or (how == "rank" and not passing):
+            anims.append(ReplacementTransform(c, n))
+            if id(c) in home:
+                home[id(n)] = home[id(c)]
+        else:                         # the same mobject, now showing (and recorded as) the new header
+            anims.append(Transform(c, n))
+            book.meta[id(c)] = book.meta[id(n)]
+            shown[j] = c
+    anims += [Appear(n) for j, n in enumerate(news) if j not in plan]
+    new.riders = []
+    for c, j in riders:
+        if passing and j is not None:
+            anims.append(Transform(c, news[j].copy()))
+            book.meta[id(c)] = book.meta[id(news[j])]
+            new.riders.append(c)
+        else:
+            anims.append(Vanish(c))
+    new.headers = VGroup(*shown)
     return anims
 
 
@@ -143,17 +195,22 @@ def info_lines(book: NumberBook, lines: Sequence[tuple[Shown | str, str]]) -> Mo
 
 class Stage:
     """The id tensor on a scene under its lines: the first `show` brings the layout in, each
-    next one moves every id (and the tracked id's double frame) into the new layout."""
+    next one moves every id (and the tracked id's double frame) into the new layout, and turns the
+    headers into the new ones; a layout the step only passes through (`passing`) lets a header that
+    leaves it ride along, so that one whose label comes back in the step goes back to it."""
 
     def __init__(self, scene: Any) -> None:
         self.scene = scene
         self.view: TensorView | None = None
         self.frame: Any = None
         self.info: Any = None
+        self.step = 0                      # the step of the last show
+        self.home: dict[int, str] = {}     # the headers at the step's start: id -> the label they showed
 
     def show(self, name: str, ids: Any, track: int, lines: Sequence[tuple[Shown | str, str]],
-             marks: Iterable[int] | None = None) -> TensorView:
-        """Lay the ids out as `name` (each recorded under that label) under new lines."""
+             marks: Iterable[int] | None = None, passing: bool = False) -> TensorView:
+        """Lay the ids out as `name` (each recorded under that label) under new lines; `passing`:
+        the step goes on to another layout (the next `show` of the same step)."""
         scene, book = self.scene, self.scene.book
         info = info_lines(book, lines)
         view = TensorView(book, name, ids, track, marks, top=info.get_bottom()[1] - INFO_GAP)
@@ -161,9 +218,12 @@ class Stage:
         if self.view is None:
             scene.play(*[Appear(p) for p in view.parts()], Appear(frame), Appear(info))
         else:
-            scene.play(*morph(self.view, view, [(self.frame, frame)]), Vanish(self.info), Appear(info),
-                       run_time=style.RUN_TIME * 1.5)
+            if book.step != self.step:
+                self.home = {id(h): book.meta[id(h)]["label"] for h in self.view.headers}
+            scene.play(*morph(self.view, view, [(self.frame, frame)], self.home, passing),
+                       Vanish(self.info), Appear(info), run_time=style.RUN_TIME * 1.5)
             scene.bring_to_front(*view.texts.values(), frame)   # the new cells appeared over them
             moved(book, self.view, view, track)
         self.view, self.frame, self.info = view, frame, info
+        self.step = book.step
         return view

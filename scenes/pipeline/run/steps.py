@@ -94,7 +94,8 @@ def runs(seconds: list[float], parts: int | None) -> list[range]:
     count = len(seconds)
     if parts is None or parts >= count:
         return [range(k, k + 1) for k in range(1, count + 1)]
-    total, out, first, passed = sum(seconds), [], 1, 0.0
+    total, first, passed = float(sum(seconds)), 1, 0.0
+    out: list[range] = []
     for k, length in enumerate(seconds, start=1):
         passed += length
         left = parts - len(out) - 1                    # runs still to start after this one

@@ -21,6 +21,7 @@ from scenes.kit.page.page import Area
 from scenes.kit.compose.sheets import one_under_another
 
 SMALL = 20           # the d_out blocks and the check's board
+WORD_GAP = 0.12      # a space at SMALL: between a word and the shape beside it
 
 
 def shape(book: NumberBook, s: Any, name: str) -> Shown:
@@ -93,8 +94,9 @@ def d_out_blocks(book: NumberBook, w: Any, size: tuple, heads: int) -> list:
         if name == "copied" and w.factor > 1:
             tag = book.text("输出 {shape}：宽了 {factor} 倍", shape=out, size=SMALL, color=style.MASK,
                             factor=book.index("copied.factor", w.factor))
-        else:
-            tag = book.text("输出 {}", out, size=SMALL, color=color)
+        else:       # the shape on its own: the listing's [B, T, D] (the same text) flies here from step 3
+            tag = VGroup(book.text("输出", size=SMALL, color=color),
+                         book.text("{}", out, size=SMALL, color=color)).arrange(RIGHT, buff=WORD_GAP)
         blocks.append(VGroup(code, book.text(verdict, size=SMALL, color=style.MUTED),
                              VGroup(bar, tag.next_to(bar, RIGHT, buff=0.3))).arrange(DOWN, aligned_edge=LEFT,
                                                                                      buff=0.14))

@@ -1,10 +1,13 @@
 """The id tensor on the page (scenes/kit/page/tensors.py): each id drawn in its own cell at the label
 of its index, the layout inside its area and legible, the double frame on the tracked id, and
 every id moved to its own new place. The oracle is numpy's own indexing (np.argwhere)."""
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
-from manim import Mobject, ReplacementTransform
+from manim import Mobject, ReplacementTransform, Transform
 
+from scenes.kit.draw.anim import Appear
 from scenes.kit.text import style
 from scenes.kit.page import tensors
 from scenes.kit.text.layout import content_width
@@ -94,20 +97,25 @@ def test_a_header_of_both_layouts_moves_the_others_fade():
 
 def test_headers_without_a_match_change_their_text_on_the_way():
     """start → split: no header label is on both, so each [0, t, :] header turns into [0, t, :, :]
-    (nothing fades, nothing appears)."""
+    (its ', :' grows between ':' and ']'), which then stands in its place: nothing fades or appears."""
     book = NumberBook()
     old, new = TensorView(book, "start", START), TensorView(book, "split", SPLIT)
-    label = lambda m: book.meta[id(m)]["label"]
+    olds, news = list(old.headers), list(new.headers)
     anims = morph(old, new)
-    turned = [(label(a.mobject), label(a.target_mobject)) for a in anims
-              if isinstance(a, ReplacementTransform) and a.mobject in old.headers]
-    assert turned == [("[0, 0, :]", "[0, 0, :, :]"), ("[0, 1, :]", "[0, 1, :, :]"), ("[0, 2, :]", "[0, 2, :, :]")]
-    assert not [a for a in anims if type(a).__name__ == "Appear" and (a.mobject in old.headers
-                                                                       or a.mobject in new.headers)]
+    turned = [a for a in anims if type(a) is Transform and a.mobject in olds]
+    assert [a.mobject for a in turned] == olds
+    assert [tuple(np.round(a.target_mobject.get_center(), 6)) for a in turned] == \
+        [tuple(np.round(n.get_center(), 6)) for n in news]
+    assert all(len(a.mobject.submobjects) == len(a.target_mobject.submobjects) == 9 for a in turned)
+    assert not [a for a in anims if isinstance(a, Appear) and (a.mobject in olds or a.mobject in news)]
+    replaced = []
+    for done in new.after:
+        done(SimpleNamespace(replace=lambda a, b: replaced.append((a, b))))
+    assert replaced == list(zip(olds, news)) and list(new.headers) == news
 
 
 class Scene:
-    """What Stage asks of a scene: its book, play and bring_to_front."""
+    """What Stage asks of a scene: its book, play, bring_to_front and replace."""
 
     def __init__(self) -> None:
         self.book, self.plays, self.front = NumberBook(), [], []
@@ -117,6 +125,9 @@ class Scene:
 
     def bring_to_front(self, *mobs):
         self.front = list(mobs)
+
+    def replace(self, old, new):
+        self.front = [new if m is old else m for m in self.front]
 
 
 def test_the_stage_brings_the_first_layout_in_then_moves_the_ids():

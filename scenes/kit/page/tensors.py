@@ -87,6 +87,7 @@ class TensorView:
             blocks.append((header, grid))
         self.headers = VGroup(*[header for header, _ in blocks])
         self.riders: list[Mobject] = []     # old headers riding along on this layout's (see `headers`)
+        self.after: list[Any] = []          # what the move into this layout leaves to settle
         self.box_group = VGroup(*[grid.box_group for _, grid in blocks])
         area = Area(content_width(), top=top, bottom=style.CONTENT_BOTTOM, most=MAX_SCALE)
         self.scale = tiles(blocks, area, LEGIBLE, ids.shape[1], HEADER_PAD, (GAP_X, GAP_Y), BATCH_GAP)
@@ -126,13 +127,14 @@ def morph(old: TensorView, new: TensorView, frames: Iterable[tuple[Mobject, Mobj
 
 def headers(old: TensorView, new: TensorView, home: dict[int, str], passing: bool) -> list[Animation]:
     """The headers on the board (`old`'s, and those riding along with them) become `new`'s, each
-    new header reached from one old header, its text changing on the way: one with its label moves
-    there (carried by label); else the one that showed its label when the step began (`home`: id ->
-    that label) goes back to it, the same mobject (carried: kept); else the others, in reading order,
-    spread over the new ones left. On a layout the step only passes through (`passing`: it goes on
-    to another, where they may go back) the old headers stay the same mobjects (kept by `new` in
-    place of its own), and those left over ride along onto the new header of their rank; else those
-    left over fade. New headers left over fade in."""
+    new header reached from one old header, its text changing on the way (`morphs`): one with its
+    label moves there (carried by label); else the one that showed its label when the step began
+    (`home`: id -> that label) goes back to it, the same mobject (carried: kept); else the others,
+    in reading order, spread over the new ones left. On a layout the step only passes through
+    (`passing`: it goes on to another, where they may go back) the old headers stay the same
+    mobjects (kept by `new` in place of its own), and those left over merge into the new header of
+    their rank (riding along unseen, to come out of it again); else those left over fade. New
+    headers left over fade in. What the play leaves to settle is in `new.after`."""
     book = old.book
     label = lambda m: book.meta[id(m)]["label"]
     olds, news = [*old.headers, *old.riders], list(new.headers)
@@ -154,28 +156,64 @@ def headers(old: TensorView, new: TensorView, home: dict[int, str], passing: boo
         else:
             plan[j] = (c, "rank")
     anims: list[Animation] = []
-    shown = list(news)
+    shown, new.after, new.riders = list(news), [], []
     for j, (c, how) in plan.items():
         n = news[j]
-        if how == "same" or (how == "rank" and not passing):
+        if how == "same":
             anims.append(ReplacementTransform(c, n))
             if id(c) in home:
                 home[id(n)] = home[id(c)]
-        else:                         # the same mobject, now showing (and recorded as) the new header
-            anims.append(Transform(c, n))
+        elif how == "home" or passing:    # the same mobject, now showing (and recorded as) the new header
+            anims.append(Transform(c, morphs(book, c, n)))
             book.meta[id(c)] = book.meta[id(n)]
             shown[j] = c
+            new.after.append(lambda scene, c=c, n=n: settle(c, n))
+        else:                             # turns into the new header, which then stands in its place
+            anims.append(Transform(c, morphs(book, c, n)))
+            new.after.append(lambda scene, c=c, n=n: scene.replace(c, n))
     anims += [Appear(n) for j, n in enumerate(news) if j not in plan]
-    new.riders = []
     for c, j in riders:
         if passing and j is not None:
-            anims.append(Transform(c, news[j].copy()))
+            anims.append(Transform(c, morphs(book, c, news[j]).set_opacity(0)))
             book.meta[id(c)] = book.meta[id(news[j])]
             new.riders.append(c)
+            new.after.append(lambda scene, c=c, n=news[j]: settle(c, n, hidden=True))
         else:
             anims.append(Vanish(c))
     new.headers = VGroup(*shown)
     return anims
+
+
+def glyphs_of(book: NumberBook, mob: Mobject) -> str:
+    """The characters a text draws, one a glyph (spaces draw none)."""
+    return "".join(book.meta[id(mob)]["text"].split())
+
+
+def morphs(book: NumberBook, c: Mobject, n: Mobject) -> Mobject:
+    """A copy of n for c to turn into, glyph for glyph where their texts agree at the start and at
+    the end ('[0, 1, :]' into '[0, 1, :, :]': only ', :' grows, between ':' and ']'); the side
+    with fewer glyphs in between gets glyphs of no size there (c in place: it becomes n's anyway)."""
+    target = n.copy()
+    a, b = glyphs_of(book, c), glyphs_of(book, n)
+    if len(c.submobjects) != len(a) or len(target.submobjects) != len(b):
+        return target                     # its glyphs cannot be told apart: Manim's own matching
+    p = next((k for k in range(min(len(a), len(b))) if a[k] != b[k]), min(len(a), len(b)))
+    s = next((k for k in range(min(len(a), len(b)) - p) if a[-1 - k] != b[-1 - k]), min(len(a), len(b)) - p)
+    for mob, have, want in ((c, len(a), len(b)), (target, len(b), len(a))):
+        if want > have:
+            glyphs = list(mob.submobjects)
+            cut = have - s
+            edge = glyphs[cut].get_left() if cut < have else glyphs[-1].get_right()
+            seeds = [glyphs[min(cut, have - 1)].copy().scale(1e-3).move_to(edge) for _ in range(want - have)]
+            mob.submobjects = glyphs[:cut] + seeds + glyphs[cut:]
+    return target
+
+
+def settle(c: Mobject, n: Mobject, hidden: bool = False) -> None:
+    """After the play: c draws n's glyphs exactly (none of no size left over), unseen if `hidden`."""
+    c.submobjects = [g.copy() for g in n.submobjects]
+    if hidden:
+        c.set_opacity(0)
 
 
 def moved(book: NumberBook, old: TensorView, new: TensorView, n: int) -> None:
@@ -222,6 +260,8 @@ class Stage:
                 self.home = {id(h): book.meta[id(h)]["label"] for h in self.view.headers}
             scene.play(*morph(self.view, view, [(self.frame, frame)], self.home, passing),
                        Vanish(self.info), Appear(info), run_time=style.RUN_TIME * 1.5)
+            for done in view.after:
+                done(scene)
             scene.bring_to_front(*view.texts.values(), frame)   # the new cells appeared over them
             moved(book, self.view, view, track)
         self.view, self.frame, self.info = view, frame, info

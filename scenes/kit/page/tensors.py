@@ -1,10 +1,13 @@
 """A tensor of element ids on the page (the lab's 唯一编号): one layout of it as grids in rows,
 each grid a fixed choice of the first two indices under its header, and a stage that moves every
-id from one layout to the next (reshape, transpose, merge) under lines that say what changed.
+id from one layout to the next (reshape, transpose, merge) under lines that say what changed,
+and turns the headers into the next layout's (a header stays on the board, its text changing).
 
     stage = Stage(scene)
     stage.show("start", ids, track=2, lines=[(text, colour), ...])     # the first layout
     stage.show("split", ids.reshape(...), track=2, lines=...)          # every id moves there
+    stage.show("transposed", ..., passing=True)     # a step that passes through a layout and goes on:
+    stage.show("wrong", ...)                         # the headers it began with come back, the same ones
 
 Every id, index and shape is drawn through the NumberBook; where the grids go is blocks.tiles.
 """

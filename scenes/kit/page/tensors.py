@@ -220,8 +220,8 @@ def settle(c: Mobject, n: Mobject, hidden: bool = False) -> None:
 
 
 def moved(book: NumberBook, old: TensorView, new: TensorView, n: int) -> None:
-    """The tracked id, moved from its place in `old` to `new`: its record says from which label
-    (op "move", as a derivation of scenes/kit/motion/derive.py says it), the first time that layout's id is made."""
+    """Id n, moved from its place in `old` to `new`: its record says from which label (op "move", as
+    a derivation of scenes/kit/motion/derive.py says it), the first time that layout's id is made."""
     label = new.label_of[n]
     rec = next((r for r in book.records if r["label"] == label), None)
     if rec is not None and "derivation" not in rec and label in book.sources:
@@ -266,7 +266,8 @@ class Stage:
             for done in view.after:
                 done(scene)
             scene.bring_to_front(*view.texts.values(), frame)   # the new cells appeared over them
-            moved(book, self.view, view, track)
+            for n in view.texts:       # every id, the tracked one with the others
+                moved(book, self.view, view, n)
         self.view, self.frame, self.info = view, frame, info
         self.step = book.step
         return view

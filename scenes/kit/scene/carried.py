@@ -69,10 +69,12 @@ class Continuity:
         later = [f for page in self._toward for f in page.get_family() if id(f) not in on_screen]
         pairs = carry.matched(self.book, leaving, carry.introduced([*self._pending, *anims]) + later)
         self.flown(pairs)
+        fades = [Vanish(m, run_time=carry.fade_time(anims)) for m in leaving]
+        if carry.MOMENTS is not None and (pairs or self._pending or fades or anims):
+            carry.MOMENTS += carry.moments(self, [*self._pending, *fades, *anims], pairs)   # tests
         legs = [carry.Leg(old, new) for old, new in pairs] if not self.fast else []
         moves = [leg.start(self) for leg in legs]
         self._standing += legs
-        fades = [Vanish(m, run_time=carry.fade_time(anims)) for m in leaving]
         together = [*self._pending, *fades, *moves, *anims]
         self._pending, self._leaving, self._toward = [], [], []
         if together:                        # one play, through the scene's own play like any other

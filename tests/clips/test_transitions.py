@@ -11,7 +11,8 @@ Every clip's default, and a sample of the presets.
 
 Planted: every carried copy's landing place shifted off the frame, or onto the caption line (it
 flies into the caption band), or all onto one place (they overlap in flight); and 4.1's row labels
-paired in reading order alone (the plane's tags cross X's numbers): each named. And the watch
+paired in reading order alone (the plane's tags cross X's numbers): each named (the three
+flight plants sampled, one a run: tests/support/sample.py). And the watch
 changes nothing: a clip's manifest is the same under it.
 """
 import functools
@@ -168,11 +169,13 @@ def planted(monkeypatch, move):
     return moment_problems(moments, built.frame)
 
 
+@pytest.mark.sampled(1, group="a planted flight")          # one of the three a run
 def test_a_copy_landing_off_the_frame_is_caught(monkeypatch):
     problems = planted(monkeypatch, lambda target: target.shift(np.array([16.0, 0, 0])))
     assert any("flying" in p and "leaves the frame" in p for p in problems), problems[:5]
 
 
+@pytest.mark.sampled(1, group="a planted flight")          # one of the three a run
 def test_a_copy_flying_through_the_caption_is_caught(monkeypatch):
     def on_caption_line(target):
         target.move_to(np.array([target.get_x(), style.CAPTION_BOTTOM + target.height / 2, 0]))
@@ -180,6 +183,7 @@ def test_a_copy_flying_through_the_caption_is_caught(monkeypatch):
     assert any("flying" in p and "caption band" in p for p in problems), problems[:5]
 
 
+@pytest.mark.sampled(1, group="a planted flight")          # one of the three a run
 def test_copies_landing_on_one_place_are_caught(monkeypatch):
     problems = planted(monkeypatch, lambda target: target.move_to(np.array([0.0, 0, 0])))
     assert any("flying" in p and "overlaps flying" in p for p in problems), problems[:5]

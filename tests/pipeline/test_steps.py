@@ -4,6 +4,7 @@ script and page byte for byte; on a dask cluster of two workers both render step
 killed mid-step leaves no partial file and its step is drawn again."""
 import os
 import signal
+import subprocess
 import threading
 import time
 from dataclasses import replace
@@ -139,3 +140,19 @@ def test_a_clip_on_n_cores_is_n_runs_of_steps_of_even_seconds():
         for parts in (2, 3, 5):
             found = steps.runs(seconds, parts)
             assert len(found) == min(parts, len(seconds)) and [k for r in found for k in r] == list(range(1, len(seconds) + 1))
+
+
+def test_a_chapters_clip_task_renders_whole(monkeypatch):
+    """The chapter chooses which clips are step jobs; a clip it keeps whole runs render.py with
+    STEP_JOBS=off (without it each of the two render.py processes split itself again on the two
+    cores: four renders at once). A step job's own process is started as it is."""
+    seen = []
+
+    def run(command, **options):
+        seen.append(options.get("env"))
+        return subprocess.CompletedProcess(command, 0, "", "")
+    monkeypatch.setattr(executor.subprocess, "run", run)
+    task = executor.Task("dropout", "dropout", "s", ("dropout", "--quality", "high"), "/tmp", (), "m", "", "zh")
+    executor.run_task(task)
+    executor.run_task(replace(task, entry="scenes.pipeline.run.steps"))
+    assert seen[0]["STEP_JOBS"] == "off" and seen[1] is None

@@ -98,9 +98,12 @@ def run_task(task: Task) -> Result:
     program = ["-m", task.entry] if task.entry else [str(ROOT / "render.py")]
     command = [sys.executable, *program, *task.args]
     linux = sys.platform.startswith("linux")
+    # A clip task renders whole: the chapter has chosen (chapter.as_step_jobs) which clips are its
+    # step jobs; a render.py in each of its processes splitting again put 2 x cores renders on the cores.
+    env = None if task.entry else {**os.environ, "STEP_JOBS": "off"}
     for _ in range(ATTEMPTS):
         done = subprocess.run(command, capture_output=True, text=True, stdin=subprocess.DEVNULL,
-                              preexec_fn=die_with_parent if linux else None)
+                              preexec_fn=die_with_parent if linux else None, env=env)
         if done.returncode >= 0 or done.returncode == -signal.SIGINT:
             break
     lines = done.stderr.strip().splitlines() or [f"exit {done.returncode}, no message"]

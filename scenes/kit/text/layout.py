@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from manim import DL, UR, ImageMobject, Mobject, Scene, Transform, config
+from manim import DL, UR, FadeIn, FadeOut, ImageMobject, Mobject, Scene, config
 
 from scenes.kit.text import lang, style
 
@@ -239,5 +239,11 @@ def retitle(scene: Any, label: str, section: str, title: str, run_time: float = 
     recorded under `label`, the title in the current language."""
     head = scene.book.section(label, section)
     mob = scene.book.text("{}  " + lang.tr(title), head, size=style.TITLE_SIZE, kind="title")
-    scene.play(Transform(scene.title_mob, mob.move_to(scene.title_mob)), run_time=run_time)
-    scene.book.meta[id(scene.title_mob)] = scene.book.meta[id(mob)]
+    # a cross-fade, as the caption's: a Transform of one title's glyph outlines into another's is
+    # garbled mid-way (4.2 at 27.5-27.7 s)
+    place = scene.mobjects.index(scene.title_mob)
+    scene.play(FadeOut(scene.title_mob), FadeIn(mob.move_to(scene.title_mob)), run_time=run_time)
+    if mob in scene.mobjects:            # the old title's place in the drawing order (and the record's)
+        scene.mobjects.remove(mob)
+        scene.mobjects.insert(place, mob)
+    scene.title_mob = mob

@@ -126,15 +126,38 @@ def assert_shown(built, label, expected, decimals=4):
 
 
 def cli(*args):
-    """Run render.py's entry point in-process; returns (exit code, stdout+stderr)."""
+    """Run render.py's entry point in-process; returns (exit code, stdout+stderr). The theme it
+    puts in force (`--theme light`) is undone after it, as a process's would end with it."""
+    from scenes.kit.text import style
     buffer = io.StringIO()
-    code = 0
+    code, theme, told = 0, style.THEME, os.environ.get(style.THEME_VARIABLE)
     with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer):
         try:
             render.main(list(map(str, args)))
         except SystemExit as done:
             code = done.code or 0
+        finally:                      # render.py tells the processes it starts in the environment
+            style.use(theme)
+            os.environ.pop(style.THEME_VARIABLE, None)
+            if told is not None:
+                os.environ[style.THEME_VARIABLE] = told
     return code, buffer.getvalue()
+
+
+@pytest.fixture(autouse=True)
+def dark_theme():
+    """Every test starts and ends in the dark theme: one that leaves another in force fails here,
+    naming itself, not a later test of the same worker (the lab's command, a chapter's stamps)."""
+    from scenes.kit.text import style
+
+    def theme():
+        return style.THEME, os.environ.get(style.THEME_VARIABLE) or "dark"
+    assert theme() == ("dark", "dark"), f"a test before this one left the theme {theme()} in force"
+    yield
+    left = theme()
+    style.use("dark")
+    os.environ.pop(style.THEME_VARIABLE, None)
+    assert left == ("dark", "dark"), f"this test left the theme {left} in force (in style, in the environment)"
 
 
 def assert_refused(tmp_path, clip, args, option):

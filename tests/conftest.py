@@ -128,20 +128,29 @@ def assert_shown(built, label, expected, decimals=4):
 def cli(*args):
     """Run render.py's entry point in-process; returns (exit code, stdout+stderr). The theme it
     puts in force (`--theme light`) is undone after it, as a process's would end with it."""
-    from scenes.kit.text import style
     buffer = io.StringIO()
-    code, theme, told = 0, style.THEME, os.environ.get(style.THEME_VARIABLE)
-    with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer):
+    code = 0
+    with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer), theme_kept():
         try:
             render.main(list(map(str, args)))
         except SystemExit as done:
             code = done.code or 0
-        finally:                      # render.py tells the processes it starts in the environment
-            style.use(theme)
-            os.environ.pop(style.THEME_VARIABLE, None)
-            if told is not None:
-                os.environ[style.THEME_VARIABLE] = told
     return code, buffer.getvalue()
+
+
+@contextlib.contextmanager
+def theme_kept():
+    """The theme in force (style's, and CHAPTER_THEME, which render.py's --theme sets for the
+    processes it starts) put back after the block: an in-process render.py or a parse of its options."""
+    from scenes.kit.text import style
+    theme, told = style.THEME, os.environ.get(style.THEME_VARIABLE)
+    try:
+        yield
+    finally:
+        style.use(theme)
+        os.environ.pop(style.THEME_VARIABLE, None)
+        if told is not None:
+            os.environ[style.THEME_VARIABLE] = told
 
 
 @pytest.fixture(autouse=True)

@@ -8,7 +8,7 @@ import shlex
 import click
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, theme_kept
 
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 OTHER_TOOLS = ("bench/", "sweep.py", "suite_time.py", "pytest", "dask ", "manim ", "run.sh test", "pip ", "Chromium", "--use-fake")
@@ -40,7 +40,8 @@ def parse_problems(args):
     if command is None:
         return f"no command {args[0]!r}"
     try:
-        command.make_context(args[0], list(args[1:]), resilient_parsing=False)
+        with theme_kept():          # --theme's callback puts the theme in force as it parses
+            command.make_context(args[0], list(args[1:]), resilient_parsing=False)
     except click.exceptions.Exit:
         return ""
     except click.UsageError as error:

@@ -3,6 +3,7 @@ import contextlib
 import io
 import json
 import os
+import socket
 import sys
 import time
 from pathlib import Path
@@ -13,6 +14,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+# no socket of a test waits for ever: Selenium talks to chromedriver with the default (None: no limit)
+socket.setdefaulttimeout(300)
 
 import render  # noqa: E402
 from manim import tempconfig  # noqa: E402

@@ -73,7 +73,7 @@ def test_a_render_killed_mid_way_leaves_no_file_and_the_next_render_removes_its_
     while partial_movie(out) is None and time.monotonic() < deadline and render.poll() is None:
         time.sleep(0.05)
     render.send_signal(signal.SIGKILL)
-    render.wait()
+    render.wait(60)
     left = [p.name for p in out.iterdir()]
     assert len(left) == 1 and left[0].startswith(f".render-{CLIPS[0]}+{render.pid}+{leftovers.HOST}+")
     live = out / f".render-x{leftovers.mark()}abc"

@@ -116,7 +116,7 @@ def test_two_clips_render_into_one_folder_at_once(tmp_path):
     procs = [subprocess.Popen(cmd + [clip, "--quality", "tiny", "--out", str(tmp_path)],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
              for clip in ("weighted-average", "multihead")]
-    assert [p.wait() for p in procs] == [0, 0]
+    assert [p.wait(300) for p in procs] == [0, 0]
     for clip in ("weighted-average", "multihead"):
         assert probe(tmp_path / f"{clip}.mp4")["frames"] > 10
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".render-")]
@@ -134,7 +134,7 @@ def test_a_killed_render_leaves_the_previous_outputs_intact(tmp_path, sig):
                                 stderr=subprocess.DEVNULL)
         time.sleep(delay)
         proc.send_signal(sig)
-        proc.wait()
+        proc.wait(120)
         now = {n: (tmp_path / n).read_bytes() for n in names}
         changed = sorted(n for n in names if now[n] != before[n])
         # the old set, or the new one whole (a Ctrl-C during the last renames waits for them)

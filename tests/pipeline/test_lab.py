@@ -167,9 +167,9 @@ def test_a_video_renders_through_the_page_and_plays(lab, browser):
     links = browser.execute_script("return [...document.querySelectorAll('#links a')].map(a => a.href)")
     assert [link.rsplit("/", 1)[1] for link in links] == ["mp4", "srt", "numbers.json", "script.md"]
     mp4 = folder / "played.mp4"
-    with urllib.request.urlopen(links[0]) as r:
+    with urllib.request.urlopen(links[0], timeout=60) as r:
         mp4.write_bytes(r.read())
-    with urllib.request.urlopen(links[2]) as r:
+    with urllib.request.urlopen(links[2], timeout=60) as r:
         steps = json.loads(r.read())["steps"]
     mp4_seconds = probe(mp4)["duration"]
     mp4.unlink()
@@ -281,7 +281,7 @@ def test_a_still_in_english_and_a_worker_that_dies_is_replaced(lab):
     assert status == 200, body
     assert body["caption"] and not has_cjk(body["caption"]) and len(body["steps"]) == 2
     assert get(url + "health")[1]["worker"] not in (None, health["worker"])
-    with urllib.request.urlopen(url + body["png"].lstrip("/")) as r:
+    with urllib.request.urlopen(url + body["png"].lstrip("/"), timeout=60) as r:
         assert r.headers["Content-Type"] == "image/png" and len(r.read()) > 10_000
 
 
@@ -310,6 +310,6 @@ def test_the_presenter_links_each_section_to_its_lab_page(lab):
         for lang in ("zh", "en"):
             link = lab_link(spec.section, lang)
             assert link.startswith(LAB + "/clip/" + spec.name)
-            with urllib.request.urlopen(url + link[len(LAB) + 1:]) as r:      # the same page on the test's port
+            with urllib.request.urlopen(url + link[len(LAB) + 1:], timeout=60) as r:      # the same page on the test's port
                 page = r.read().decode("utf-8")
             assert r.status == 200 and spec.heading(lang) in page

@@ -56,7 +56,7 @@ def click_pick(driver, label):
 
 
 def manifest(url, key):
-    with urllib.request.urlopen(f"{url}files/{key}/numbers.json") as r:
+    with urllib.request.urlopen(f"{url}files/{key}/numbers.json", timeout=60) as r:
         return json.loads(r.read())
 
 

@@ -134,9 +134,9 @@ def test_two_steps_recorded_in_the_browser_set_their_lengths_in_the_video(lab, b
     s = wait_for(browser, lambda s: s["job"] and s["job"]["state"] in ("done", "failed", "cancelled"), 240)
     assert s["job"]["state"] == "done", s["job"]
     mp4 = tmp_path / "voiced.mp4"
-    with urllib.request.urlopen(url + s["job"]["files"]["mp4"].lstrip("/")) as r:
+    with urllib.request.urlopen(url + s["job"]["files"]["mp4"].lstrip("/"), timeout=60) as r:
         mp4.write_bytes(r.read())
-    with urllib.request.urlopen(url + s["job"]["files"]["numbers.json"].lstrip("/")) as r:
+    with urllib.request.urlopen(url + s["job"]["files"]["numbers.json"].lstrip("/"), timeout=60) as r:
         voiced = json.loads(r.read())["steps"]
     spans = sound_spans(mp4)
     # The page plans from a dry run (exact times); a 5 fps render rounds each animation up to whole
@@ -217,5 +217,5 @@ def test_hostile_uploads_get_a_4xx_and_write_nothing(lab, tmp_path):
     status, body = put(url, address, good)                    # the same take, well addressed: saved
     assert status == 200 and abs(body["seconds"] - decoded_seconds(tmp_path / "take.webm")) < 0.01
     assert set(snapshot(folder)) - set(takes) == {folder / "voice" / "zh" / CLIP / "03.webm"}
-    with urllib.request.urlopen(url + address.lstrip("/")) as r:
+    with urllib.request.urlopen(url + address.lstrip("/"), timeout=60) as r:
         assert r.headers["Content-Type"] == "audio/webm" and r.read() == good

@@ -86,7 +86,7 @@ def test_the_light_lab_draws_its_page_its_still_and_its_notes_light(lab, browser
     same = (CLIP, s["inputs"], "low", "zh", 1, "still")           # a dark still of these inputs: another file
     assert request_key(*same, "light") != request_key(*same, "dark")
 
-    with urllib.request.urlopen(f"{url}files/{s['still']}/png") as r:
+    with urllib.request.urlopen(f"{url}files/{s['still']}/png", timeout=60) as r:
         still = Image.open(io.BytesIO(r.read())).convert("RGB")
     assert "#%02X%02X%02X" % still.getpixel((2, 2)) == LIGHT["background"]
 

@@ -7,6 +7,7 @@ then forks a child per module, which starts with no project module loaded and im
 one: a fresh interpreter as far as the project is concerned, at a fraction of the cost. A run
 checks a third of the modules and of the test files, drawn by the run's seed (every one with
 TEST_SAMPLE=all: tests/support/sample.py); scenes, scenes.compute, .kit, .clips, .pipeline and render.py every run."""
+import os
 import random
 import subprocess
 import sys
@@ -17,7 +18,7 @@ from support import sample
 SHARE = 3          # a run imports one name in SHARE (the rest on other commits' runs)
 
 FORKED = r'''
-import os, sys, importlib, shutil, tempfile, traceback
+import os, sys, importlib, shutil, signal, tempfile, time, traceback
 sys.path[:0] = [sys.argv[1], sys.argv[1] + "/tests"]
 import manim, numpy, torch, pytest, click  # noqa: F401  (third-party only)
 tempfile.tempdir = tempfile.mkdtemp(prefix="imports-")   # what a child makes there (os._exit runs no atexit) goes with it
@@ -36,8 +37,14 @@ for line in sys.stdin.read().split():
             traceback.print_exc()
             code = 1
         os._exit(code)
-    _, status = os.waitpid(pid, 0)
-    if status:
+    end = time.monotonic() + 120           # a child that hangs is a failure, not a wait for ever
+    while not (status := os.waitpid(pid, os.WNOHANG))[0] and time.monotonic() < end:
+        time.sleep(0.01)
+    if not status[0]:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        print(f"{name}: its import did not end in 120 s", file=sys.stderr)
+    if not status[0] or status[1]:
         failed.append(name)
 shutil.rmtree(tempfile.tempdir, ignore_errors=True)
 print("FAILED " + " ".join(failed))
@@ -46,8 +53,11 @@ print("FAILED " + " ".join(failed))
 
 def failures(names):
     """The names (module, or FOLDER:test_module) whose import alone fails."""
+    # one thread when it forks (OpenBLAS's and Manim's import start others): a lock a thread held
+    # at the fork stays held in the child for ever
+    quiet = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
     done = subprocess.run([sys.executable, "-c", FORKED, str(ROOT)], input="\n".join(names), cwd=ROOT,
-                          capture_output=True, text=True, timeout=600)
+                          capture_output=True, text=True, timeout=600, env=quiet)
     last = done.stdout.strip().splitlines()[-1]
     assert last.startswith("FAILED"), done.stdout + done.stderr
     return last.split()[1:], done.stderr

@@ -29,6 +29,7 @@ from manim import (AnimationGroup, Create, DrawBorderThenFill, FadeIn, GrowArrow
                    LaggedStart, Mobject, Succession, Transform, Write)
 
 from scenes.kit.draw.anim import Appear
+from scenes.kit.draw import paths
 from scenes.kit.text.layout import box, visible
 
 MOVE_TIME = 0.8           # a carried item's flight to its new place, seconds
@@ -107,6 +108,16 @@ def place(book: Any, mob: Mobject) -> tuple | None:
     return (where["grid"].split("#")[0], where.get("axis", where.get("row")), where.get("index", where.get("col")))
 
 
+def group(book: Any, mob: Mobject) -> tuple:
+    """What moves with an item: its grid's numbers (a number of a grid), its grid's axis (a row or
+    column label), else only itself."""
+    meta = book.meta[id(mob)]
+    where = meta["place"]
+    if "grid" not in where:
+        return ("item", meta["label"], id(mob))
+    return (where["grid"], where["axis"]) if "axis" in where else (where["grid"],)
+
+
 def by_place(book: Any, olds: list[Mobject], news: list[Mobject]) -> list[tuple[Mobject, Mobject]]:
     """Pairs of one label: each old and new item of the same place; where none is, the items in
     order. (Where the label travels with its grid, its other items fade: a plane's tag crossing
@@ -145,12 +156,14 @@ class Leg:
         self.old, self.new = old, new
         self.copy, self.target = old.copy(), new.copy()
         self.saved = (opacities(old), opacities(new))
+        self.way = paths.STRAIGHT             # unless `legs` planned another way
 
     def start(self, scene: Any, run_time: float = MOVE_TIME) -> Transform:
         for saved in self.saved:
             set_opacities(saved, 0.0)
         scene.add(self.copy)
-        return Transform(self.copy, self.target, run_time=run_time)
+        way = paths.path_func(self.way, box(self.copy), box(self.target))
+        return Transform(self.copy, self.target, run_time=run_time, path_func=way)
 
     def land(self, scene: Any) -> None:
         """The new item shows where the copy stands, the copy goes."""
@@ -158,6 +171,15 @@ class Leg:
             set_opacities(saved)
         if self.copy in scene.mobjects:
             scene.mobjects.remove(self.copy)   # only the copy itself: the boards holding the items stay
+
+
+def legs(pairs: Sequence[tuple[Mobject, Mobject]], groups: Sequence[tuple]) -> list[Leg]:
+    """A leg a pair, each on its way (kit/draw/paths.py: no two copies touch in flight); a grid's
+    numbers go one way, an axis's labels one way (`groups`: each old item's `group`)."""
+    out = [Leg(old, new) for old, new in pairs]
+    for leg, way in zip(out, paths.plan([(box(leg.copy), box(leg.target)) for leg in out], groups, paths.stage())):
+        leg.way = way
+    return out
 
 
 def arrived(legs: Sequence[Leg], anims: Iterable[Any]) -> list[Leg]:
@@ -202,14 +224,15 @@ def moments(scene: Any, anims: Sequence[Any], pairs: Sequence[tuple[Mobject, Mob
     its box and its part ("kept"; "old": fading; "new": coming; "flying": a carried copy, with the
     boxes it leaves and lands on). Played on deep copies of the board and the animations (a grid's
     book is the scene's): nothing on screen changes."""
+    groups = [group(scene.book, old) for old, _ in pairs]
     memo: dict[int, Any] = {id(scene): scene, id(scene.book): scene.book}
     board, anims, pairs = copy.deepcopy((list(scene.mobjects), list(anims), list(pairs)), memo)
     real = {id(c): i for i, c in memo.items() if isinstance(c, Mobject)}
     stage = Stage(board)
-    legs = [Leg(old, new) for old, new in pairs]
-    flights = {id(leg.copy): (box(leg.old), box(leg.target)) for leg in legs}
-    real.update((id(leg.copy), real[id(leg.old)]) for leg in legs)
-    together = [*anims, *[leg.start(stage) for leg in legs]]
+    flying = legs(pairs, groups)
+    flights = {id(leg.copy): (box(leg.old), box(leg.target)) for leg in flying}
+    real.update((id(leg.copy), real[id(leg.old)]) for leg in flying)
+    together = [*anims, *[leg.start(stage) for leg in flying]]
     for a in together:
         a._setup_scene(stage)
         a.begin()

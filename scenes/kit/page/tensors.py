@@ -24,7 +24,8 @@ from scenes.kit.text import style
 from scenes.kit.draw.anim import Appear, Vanish
 from scenes.kit.draw.arrays import spelled_grid
 from scenes.kit.page.blocks import tiles
-from scenes.kit.text.layout import content_width, fit
+from scenes.kit.draw import paths
+from scenes.kit.text.layout import box, content_width, fit
 from scenes.kit.text.numbers import NumberBook, Shown
 from scenes.kit.page.page import Area
 
@@ -40,6 +41,7 @@ FRAME_BUFF = 0.06 * UNIT     # the outer line of the double frame, outside the c
 MAX_SCALE = 2.0 / UNIT
 LEGIBLE = 0.95 / UNIT        # ids at this scale read well at 480p
 INFO_GAP = 0.25              # between the lines and the tensor
+ONE_BY_ONE = 32              # a tensor of at most this many elements: each one's way planned (else a block's)
 
 
 def coords_text(book: NumberBook, label: str, values: Sequence[int], open_axes: int = 0) -> Shown:
@@ -118,12 +120,18 @@ class TensorView:
 
 
 def morph(old: TensorView, new: TensorView, frames: Iterable[tuple[Mobject, Mobject]] = (),
-          home: dict[int, str] | None = None, passing: bool = False) -> list[Animation]:
-    """Move every id from its place in `old` to its place in `new` (and the frames with it), and
-    turn the old headers into the new ones (`headers`); the box lines fade out and in."""
+          home: dict[int, str] | None = None, passing: bool = False, around: Iterable[Mobject] = ()) -> list[Animation]:
+    """Move every id from its place in `old` to its place in `new` (and the frames with it), each
+    on a way that meets no other id nor the texts `around` (kit/draw/paths.py), and turn the old
+    headers into the new ones (`headers`); the box lines fade out and in."""
     anims: list[Animation] = [Vanish(old.box_group), Appear(new.box_group),
                               *headers(old, new, {} if home is None else home, passing)]
-    anims += [ReplacementTransform(old.texts[n], new.texts[n]) for n in old.texts]
+    ids = list(old.texts)
+    moves = [(box(old.texts[n]), box(new.texts[n])) for n in ids]
+    # each element its own way; a large tensor's by blocks of the layout (the plan's cost)
+    groups = ids if len(ids) <= ONE_BY_ONE else [tuple(old.label_of[n].split("]")[:2]) for n in ids]
+    for n, (start, end), way in zip(ids, moves, paths.plan(moves, groups, paths.stage(), [box(m) for m in around])):
+        anims.append(ReplacementTransform(old.texts[n], new.texts[n], path_func=paths.path_func(way, start, end)))
     anims += [ReplacementTransform(a, b) for a, b in frames]
     return anims
 
@@ -261,7 +269,8 @@ class Stage:
         else:
             if book.step != self.step:
                 self.home = {id(h): book.meta[id(h)]["label"] for h in self.view.headers}
-            scene.play(*morph(self.view, view, [(self.frame, frame)], self.home, passing),
+            lines = [*self.info.submobjects, *info.submobjects]          # the lines leaving and coming
+            scene.play(*morph(self.view, view, [(self.frame, frame)], self.home, passing, lines),
                        Vanish(self.info), Appear(info), run_time=style.RUN_TIME * 1.5)
             for done in view.after:
                 done(scene)

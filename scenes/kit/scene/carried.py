@@ -72,7 +72,7 @@ class Continuity:
         fades = [Vanish(m, run_time=carry.fade_time(anims)) for m in leaving]
         if carry.MOMENTS is not None and (pairs or self._pending or fades or anims):
             carry.MOMENTS += carry.moments(self, [*self._pending, *fades, *anims], pairs)   # tests
-        legs = [carry.Leg(old, new) for old, new in pairs] if not self.fast else []
+        legs = carry.legs(pairs, [carry.group(self.book, old) for old, _ in pairs]) if not self.fast else []
         moves = [leg.start(self) for leg in legs]
         self._standing += legs
         together = [*self._pending, *fades, *moves, *anims]

@@ -179,3 +179,26 @@ def test_planted_a_passed_layout_that_drops_the_headers_left_over_is_caught():
     riding over head 0 with the first, fades): step 5 ends on headers drawn again, none of step 4's."""
     kept, shown = headers_back(passing=False)
     assert kept == [] and len(shown) == 3
+
+
+def test_the_tracked_frame_goes_its_ids_way():
+    """split -> transposed: e2's ids trade places, some on a bent way (kit/draw/paths.py); at every
+    moment of the play the double frame stands around e2, as at the start and the end (planted: the
+    frame in a straight line parts from its id mid-way)."""
+    book = NumberBook()
+    old, new = TensorView(book, "split", SPLIT, track=2), TensorView(book, "transposed", TRANSPOSED, track=2)
+    ours = morph(old, new, [(old.frame(2), new.frame(2), 2)])
+    straight = morph(old, new, [(old.frame(2), new.frame(2), 99)])          # planted: no id of that number
+    for anims, keeps in ((ours, True), (straight, False)):
+        element = next(a for a in anims if isinstance(a, ReplacementTransform) and a.mobject is old.texts[2])
+        frame = anims[-1]
+        bent = element.path_func is not None
+        for a in (element, frame):
+            a.begin()
+        drift = []
+        for alpha in np.linspace(0, 1, 21):
+            for a in (element, frame):
+                a.interpolate(alpha)
+            drift.append(np.linalg.norm(frame.mobject.get_center() - element.mobject.get_center()))
+        assert bent, "e2 goes straight here: the check would see nothing"
+        assert bool(max(drift) < 0.02) == keeps, max(drift)

@@ -119,10 +119,11 @@ class TensorView:
         return DashedVMobject(rect, num_dashes=16)
 
 
-def morph(old: TensorView, new: TensorView, frames: Iterable[tuple[Mobject, Mobject]] = (),
+def morph(old: TensorView, new: TensorView, frames: Iterable[tuple[Mobject, Mobject, int]] = (),
           home: dict[int, str] | None = None, passing: bool = False, around: Iterable[Mobject] = ()) -> list[Animation]:
-    """Move every id from its place in `old` to its place in `new` (and the frames with it), each
-    on a way that meets no other id nor the texts `around` (kit/draw/paths.py), and turn the old
+    """Move every id from its place in `old` to its place in `new` (and each frame, (old, new, the id
+    it frames), on its id's way), each on a way that meets no other id nor the texts `around`
+    (kit/draw/paths.py), and turn the old
     headers into the new ones (`headers`); the box lines fade out and in."""
     anims: list[Animation] = [Vanish(old.box_group), Appear(new.box_group),
                               *headers(old, new, {} if home is None else home, passing)]
@@ -130,9 +131,12 @@ def morph(old: TensorView, new: TensorView, frames: Iterable[tuple[Mobject, Mobj
     moves = [(box(old.texts[n]), box(new.texts[n])) for n in ids]
     # each element its own way; a large tensor's by blocks of the layout (the plan's cost)
     groups = ids if len(ids) <= ONE_BY_ONE else [tuple(old.label_of[n].split("]")[:2]) for n in ids]
-    for n, (start, end), way in zip(ids, moves, paths.plan(moves, groups, paths.stage(), [box(m) for m in around])):
-        anims.append(ReplacementTransform(old.texts[n], new.texts[n], path_func=paths.path_func(way, start, end)))
-    anims += [ReplacementTransform(a, b) for a, b in frames]
+    ways = paths.plan(moves, groups, paths.stage(), [box(m) for m in around])
+    along = {n: (way, start, end) for n, (start, end), way in zip(ids, moves, ways)}
+    for n in ids:
+        anims.append(ReplacementTransform(old.texts[n], new.texts[n], path_func=paths.path_func(*along[n])))
+    anims += [ReplacementTransform(a, b, path_func=paths.path_func(*along[n]) if n in along else None)
+              for a, b, n in frames]
     return anims
 
 
@@ -270,7 +274,7 @@ class Stage:
             if book.step != self.step:
                 self.home = {id(h): book.meta[id(h)]["label"] for h in self.view.headers}
             lines = [*self.info.submobjects, *info.submobjects]          # the lines leaving and coming
-            scene.play(*morph(self.view, view, [(self.frame, frame)], self.home, passing, lines),
+            scene.play(*morph(self.view, view, [(self.frame, frame, track)], self.home, passing, lines),
                        Vanish(self.info), Appear(info), run_time=style.RUN_TIME * 1.5)
             for done in view.after:
                 done(scene)

@@ -29,9 +29,11 @@ from scenes.kit.text.layout import content_width
 SHAPES = ("straight", "across", "upright", "rise", "slide", "arc", "arc back")
 TIMINGS = ("whole", "early", "late", "cascade", "cascade back")
 CHOICES = [(s, t) for t in TIMINGS for s in SHAPES]      # the straight line at the whole play first
+HALVES = [(s, t) for t in ("first", "second") for s in SHAPES]   # a crowd's members also go in one half
 SPAN = 0.6                 # an early or late group's share of the play
 CASCADE = 0.35             # a cascade member's
 SAMPLES = np.linspace(0.0, 1.0, 41)                      # the moments a plan looks at, in the play's progress
+CROWDED = np.linspace(0.0, 1.0, 121)     # a crowd's (`small`): its members, going in a half, move fast
 PAD = 0.0                  # two texts closer than this touch (the contract lets boxes touch by 0.01)
 ARC = 0.3                  # how far an arc bends aside, a share of its length, at least
 SIDESTEP = 1.1             # its mover's breadth across the way, at least
@@ -41,6 +43,8 @@ SEARCH = 60                # the search's steps, a group
 OUTSIDE = 100              # what a moment out of the stage costs (against one of touching)
 CHUNK = 64                 # member pairs judged at once
 WANDER = 0.1               # a step that tries a way at random (out of a dead end)
+SMALL = " small"           # a way's shape ending so: the mover shrinks on its way (a crowd's members)
+SHRINK = 0.85               # by this share of its size at the way's middle
 
 Box = Sequence[float]      # x0, y0, x1, y1
 Way = tuple[str, tuple[float, float]]      # shape, (start, end) of the move in the play's progress
@@ -59,6 +63,8 @@ def window(timing: str, k: int, m: int) -> tuple[float, float]:
         return 0.0, SPAN
     if timing == "late":
         return 1 - SPAN, 1.0
+    if timing in ("first", "second"):
+        return (0.0, 0.5) if timing == "first" else (0.5, 1.0)
     if timing.startswith("cascade") and m > 1:
         rank = m - 1 - k if timing.endswith("back") else k
         start = (1 - CASCADE) * rank / (m - 1)
@@ -82,9 +88,17 @@ def aside(d: np.ndarray, size: np.ndarray) -> np.ndarray:
     return normal * max(ARC * length, SIDESTEP * breadth)
 
 
+def scale(shape: str, v: np.ndarray | float) -> np.ndarray:
+    """The mover's size at progress v, a share of the straight interpolation's: 1 at both ends, for
+    a shape ending SMALL down to 1 - SHRINK at the middle (else 1 all the way)."""
+    v = np.asarray(v, dtype=float)
+    return 1 - SHRINK * np.sin(np.pi * v) if shape.endswith(SMALL) else np.ones_like(v)
+
+
 def offset(shape: str, d: np.ndarray, v: np.ndarray, size: np.ndarray = np.zeros(2)) -> np.ndarray:
     """How far the centre has gone (x, y) at progress v (an array) along a way of this shape
     (`size`: the mover's width and height, for an arc's bend)."""
+    shape = shape.removesuffix(SMALL)
     v = np.asarray(v, dtype=float)[..., None]
     first, second = ramp(v / CORNER), ramp((v - (1 - CORNER)) / CORNER)
     if shape.startswith("arc"):             # the straight line bent to one side
@@ -103,7 +117,7 @@ def boxes_along(way: Way, start: Box, end: Box, alphas: np.ndarray = SAMPLES) ->
     half_a, half_b = (a[2:] - a[:2]) / 2, (b[2:] - b[:2]) / 2
     v = progress(alphas, span)
     centre = centre_a + offset(shape, centre_b - centre_a, v, 2 * half_a)
-    half = half_a + (half_b - half_a) * v[:, None]
+    half = (half_a + (half_b - half_a) * v[:, None]) * scale(shape, v)[:, None]
     return np.concatenate([centre - half, centre + half], axis=1)
 
 
@@ -131,13 +145,15 @@ def reading(moves: Sequence[tuple[Box, Box]], members: list[int]) -> list[int]:
 
 
 def plan(moves: Sequence[tuple[Box, Box]], groups: Sequence[Hashable] | None = None,
-         bounds: Sequence[float] | None = None, still: Sequence[Box] = ()) -> list[Way]:
+         bounds: Sequence[float] | None = None, still: Sequence[Box] = (), small: bool = False) -> list[Way]:
     """A way for each (start box, end box), one a group (`groups`: each move's; by default each
     its own), such that no two movers touch on their ways, nor a mover a text that stays, and
     none leaves `bounds` (where it starts and lands inside), where such ways are found; else the
-    ways that touch the fewest moments. A search from the straight
+    ways that touch the fewest moments (`small`: every way shrinks its mover mid-way, for a crowd
+    such as a large tensor's elements all moving at once). A search from the straight
     lines, over the groups whose ways can meet at all, by a fixed seed (the same plan every build)."""
-    n, count = len(moves), len(CHOICES)
+    choices = CHOICES + HALVES if small else CHOICES
+    n, count = len(moves), len(choices)
     if n == 0:
         return []
     keys = list(range(n)) if groups is None else list(groups)
@@ -145,9 +161,11 @@ def plan(moves: Sequence[tuple[Box, Box]], groups: Sequence[Hashable] | None = N
     for i, key in enumerate(keys):
         members[key].append(i)
     order = [reading(moves, m) for m in members.values()]
-    ways: list[list[list[Way]]] = [[[(s, window(t, k, len(m))) for k in range(len(m))] for s, t in CHOICES]
+    suffix = SMALL if small else ""
+    ways: list[list[list[Way]]] = [[[(s + suffix, window(t, k, len(m))) for k in range(len(m))] for s, t in choices]
                                    for m in order]                    # group, choice, member
-    boxes = [np.stack([np.stack([boxes_along(w, *moves[i]) for w, i in zip(c, m)]) for c in g])
+    alphas = CROWDED if small else SAMPLES
+    boxes = [np.stack([np.stack([boxes_along(w, *moves[i], alphas) for w, i in zip(c, m)]) for c in g])
              for g, m in zip(ways, order)]                            # group: C, members, S, 4
     reach = [np.concatenate([b[..., :2].min(axis=(0, 2)), b[..., 2:].max(axis=(0, 2))], axis=1) for b in boxes]
     hulls = np.array([[r[:, 0].min(), r[:, 1].min(), r[:, 2].max(), r[:, 3].max()] for r in reach])
@@ -192,7 +210,7 @@ def plan(moves: Sequence[tuple[Box, Box]], groups: Sequence[Hashable] | None = N
         chosen[g], clash[g] = new, total[new]
         if clash.sum() < least:
             best, least = chosen.copy(), clash.sum()
-    out: list[Way] = [STRAIGHT] * n
+    out: list[Way] = [(STRAIGHT[0] + suffix, STRAIGHT[1])] * n
     for g, m in enumerate(order):
         for way, i in zip(ways[g][best[g]], m):
             out[i] = way
@@ -207,12 +225,17 @@ def path_func(way: Way, start: Box, end: Box) -> Callable | None:
     a, b = np.asarray(start, dtype=float), np.asarray(end, dtype=float)
     d, size = (b[:2] + b[2:]) / 2 - (a[:2] + a[2:]) / 2, a[2:] - a[:2]
 
-    last: list = [None, None]        # called for each part of the mobject at one alpha: the shift once
+    last: list = [None, None, 1.0, None]   # called for each part of the mobject at one alpha: the shift once
+    centre_a = np.array([*(a[:2] + a[2:]) / 2, 0.0])
 
     def along(start_points: np.ndarray, end_points: np.ndarray, alpha: float) -> np.ndarray:
         v = float(progress(alpha, span))
         if last[0] != v:
             shift = offset(shape, d, np.array(v), size) - d * v
-            last[:] = [v, np.array([shift[0], shift[1], 0.0])]
-        return start_points + (end_points - start_points) * v + last[1]
+            last[:] = [v, np.array([shift[0], shift[1], 0.0]), float(scale(shape, v)),
+                       centre_a + np.array([d[0] * v, d[1] * v, 0.0])]
+        points = start_points + (end_points - start_points) * v
+        if last[2] != 1.0:                # shrunk about the straight interpolation's centre
+            points = last[3] + (points - last[3]) * last[2]
+        return points + last[1]
     return along

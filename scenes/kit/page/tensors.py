@@ -25,7 +25,7 @@ from scenes.kit.draw.anim import Appear, Vanish
 from scenes.kit.draw.arrays import spelled_grid
 from scenes.kit.page.blocks import tiles
 from scenes.kit.draw import paths
-from scenes.kit.text.layout import box, content_width, fit
+from scenes.kit.text.layout import box, content_width, fit, visible
 from scenes.kit.text.numbers import NumberBook, Shown
 from scenes.kit.page.page import Area
 
@@ -125,19 +125,32 @@ def morph(old: TensorView, new: TensorView, frames: Iterable[tuple[Mobject, Mobj
     it frames), on its id's way), each on a way that meets no other id nor the texts `around`
     (kit/draw/paths.py), and turn the old
     headers into the new ones (`headers`); the box lines fade out and in."""
-    anims: list[Animation] = [Vanish(old.box_group), Appear(new.box_group),
-                              *headers(old, new, {} if home is None else home, passing)]
+    turns = headers(old, new, {} if home is None else home, passing)
+    anims: list[Animation] = [Vanish(old.box_group), Appear(new.box_group), *turns]
     ids = list(old.texts)
     moves = [(box(old.texts[n]), box(new.texts[n])) for n in ids]
-    # each element its own way; a large tensor's by blocks of the layout (the plan's cost)
-    groups = ids if len(ids) <= ONE_BY_ONE else [tuple(old.label_of[n].split("]")[:2]) for n in ids]
-    ways = paths.plan(moves, groups, paths.stage(), [box(m) for m in around])
+    # each element its own way; a large tensor's by blocks of the layout (the plan's cost), each
+    # shrinking on its way (a crowd); the headers that move and show, each its own way too
+    groups: list = ids if len(ids) <= ONE_BY_ONE else [together(old, new, n) for n in ids]
+    heads = [a for a in turns if isinstance(a, Transform) and visible(a.target_mobject)]
+    fading = [a.mobject for a in turns if isinstance(a, Appear)]          # headers fading out or in
+    ways = paths.plan(moves + [(box(a.mobject), box(a.target_mobject)) for a in heads],
+                      groups + [("header", k) for k in range(len(heads))], paths.stage(),
+                      [box(m) for m in [*around, *fading]], small=len(ids) > ONE_BY_ONE)
+    for a, way in zip(heads, ways[len(ids):]):
+        a.path_func = paths.path_func(way, box(a.mobject), box(a.target_mobject)) or a.path_func
     along = {n: (way, start, end) for n, (start, end), way in zip(ids, moves, ways)}
     for n in ids:
         anims.append(ReplacementTransform(old.texts[n], new.texts[n], path_func=paths.path_func(*along[n])))
     anims += [ReplacementTransform(a, b, path_func=paths.path_func(*along[n]) if n in along else None)
               for a, b, n in frames]
     return anims
+
+
+def together(old: TensorView, new: TensorView, n: int) -> tuple:
+    """What moves with element n in a large tensor: the elements of its block of the old layout
+    that land in its row of the new one (a row's run of elements keeping its order)."""
+    return (*old.label_of[n].split("]")[:2], *new.label_of[n].split("]")[:-2])
 
 
 def headers(old: TensorView, new: TensorView, home: dict[int, str], passing: bool) -> list[Animation]:

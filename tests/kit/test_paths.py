@@ -4,7 +4,7 @@ Transform played with its planned path function and rate, its bounding box measu
 numbers trading places in a column touch in straight lines (planted: what the plan must undo);
 on their planned ways no two touch, none leaves the stage, and the same moves get the same plan."""
 import numpy as np
-from manim import Transform
+from manim import Transform, smooth
 
 from scenes.kit.draw import paths
 from scenes.kit.text import style
@@ -90,3 +90,23 @@ def test_movers_that_meet_no_one_go_straight():
     ends = numbers(book, [(2.0, 0.0), (2.0, -1.0)])
     assert paths.plan([(box(a), box(b)) for a, b in zip(starts, ends)]) == [paths.STRAIGHT] * 2
     assert style.CONTENT_TOP > style.CONTENT_BOTTOM
+
+
+def test_a_crowd_shrinks_on_its_ways_as_planned():
+    """A large tensor's elements (plan(small=True)): a row of twelve turning into a 3 x 4 block, each
+    mover's measured box is the planner's own model of it (the size at the way's middle 1 - SHRINK
+    of the ends'), and on those ways no two touch. Planted: the path function drawing full size while
+    the plan counts on the shrink is caught by the same measure."""
+    book = NumberBook()
+    starts = numbers(book, [(-6.0 + 1.1 * k, 1.5) for k in range(12)])
+    ends = numbers(book, [(-1.5 + 1.1 * (k % 4), -0.5 - 0.6 * (k // 4)) for k in range(12)])
+    moves, straight = case(starts, ends)
+    assert touching_pairs(straight), "planted: the straight lines must close up"
+    ways = paths.plan(moves, [("row", k // 4) for k in range(12)], paths.stage(), small=True)
+    assert all(w[0].endswith(paths.SMALL) for w in ways)
+    measured = played(starts, ends, ways)
+    model = np.stack([paths.boxes_along(w, *m, np.array([smooth(a) for a in ALPHAS])) for w, m in zip(ways, moves)])   # the play's rate
+    assert np.abs(measured - model).max() < 0.02
+    assert touching_pairs(measured) == [], ways
+    full = [(w[0].removesuffix(paths.SMALL), w[1]) for w in ways]        # planted: drawn at full size
+    assert np.abs(played(starts, ends, full) - model).max() > 0.1

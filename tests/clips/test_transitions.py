@@ -102,9 +102,10 @@ def moment_problems(moments, frame):
 # Transitions whose texts cross mid-way, each for its reason (strict: a case that starts to pass
 # must leave this list). Every other case's movers go their planned ways (kit/draw/paths.py).
 CROSSING = {
-    ("multihead", "heads-2-4-12"): ("steps 3-5: 96 elements and their 8 headers move at once, each shrinking on "
-                                    "its way, a run of a block's row one way: about 10 touching moments of 380 "
-                                    "(the plan's search leaves a few where every way of a run meets another)"),
+    ("multihead", "heads-2-4-12"): ("step 4: 96 elements and their headers move at once, each shrinking on its "
+                                    "way, a run of a block's row one way: 2 touching moments of 380 (383 in "
+                                    "the planned ways of runs of blocks at full size): two pairs of elements "
+                                    "pass between the plan's samples"),
 }
 
 

@@ -40,6 +40,7 @@ SIDESTEP = 1.1             # its mover's breadth across the way, at least
 CORNER = 0.55              # an L's first leg ends at this share (the second starts at 1 - it)
 DETOUR = 0.01              # what a way other than the straight line at the whole play costs
 SEARCH = 60                # the search's steps, a group
+CROWD_SEARCH = 4           # a crowd's search, so many times as long (its groups are many and close)
 OUTSIDE = 100              # what a moment out of the stage costs (against one of touching)
 CHUNK = 64                 # member pairs judged at once
 WANDER = 0.1               # a step that tries a way at random (out of a dead end)
@@ -196,7 +197,7 @@ def plan(moves: Sequence[tuple[Box, Box]], groups: Sequence[Hashable] | None = N
     clash = np.array([own[g][0] + sum(hits[0, 0] for _, hits in near[g]) for g in range(g_count)])
     rng = np.random.default_rng(0)
     best, least = chosen.copy(), clash.sum()
-    for _ in range(SEARCH * g_count):
+    for _ in range(SEARCH * g_count * (CROWD_SEARCH if small else 1)):
         clashing = np.nonzero(clash)[0]       # the groups touching something on their ways
         if not len(clashing):
             break

@@ -132,7 +132,7 @@ def morph(old: TensorView, new: TensorView, frames: Iterable[tuple[Mobject, Mobj
     # each element its own way; a large tensor's by blocks of the layout (the plan's cost), each
     # shrinking on its way (a crowd); the headers that move and show, each its own way too
     groups: list = ids if len(ids) <= ONE_BY_ONE else [together(old, new, n) for n in ids]
-    heads = [a for a in turns if isinstance(a, Transform) and visible(a.target_mobject)]
+    heads = [a for a in turns if isinstance(a, Transform) and (visible(a.mobject) or visible(a.target_mobject))]
     fading = [a.mobject for a in turns if isinstance(a, Appear)]          # headers fading out or in
     ways = paths.plan(moves + [(box(a.mobject), box(a.target_mobject)) for a in heads],
                       groups + [("header", k) for k in range(len(heads))], paths.stage(),

@@ -1,5 +1,6 @@
 """Hostile and odd input: every option of every clip either passes its rules or fails with one
 line naming the option (exit 2, nothing written) — never a traceback, never exit 1."""
+import contextlib
 import os
 import signal
 import subprocess
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 
 from conftest import ROOT, cli, inputs_for, manifest, probe, run_cli
 from scenes.pipeline.jobs.registry import specs
+from scenes.pipeline.video import holds
 from scenes.pipeline.jobs.inputs import InputError, check, raw_inputs
 
 NASTY = ["", " ", "nan", "inf", "-inf", "1e309", "-1e309", "1_0", "0x10", "1,,2", ";;", "1 2; 3",
@@ -129,6 +131,7 @@ def test_a_killed_render_leaves_the_previous_outputs_intact(tmp_path, sig):
     assert subprocess.run(cmd, capture_output=True).returncode == 0
     names = ["weighted-average.mp4", "weighted-average.srt", "weighted-average.numbers.json"]
     before = {n: (tmp_path / n).read_bytes() for n in names}
+    codes = []
     for delay in (1.0, 2.5, 4.0):                      # during start-up, building, encoding
         proc = subprocess.Popen(cmd + ["--x", "2 0; 0 2; 2 2"], stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
@@ -139,9 +142,11 @@ def test_a_killed_render_leaves_the_previous_outputs_intact(tmp_path, sig):
         changed = sorted(n for n in names if now[n] != before[n])
         # the old set, or the new one whole (a Ctrl-C during the last renames waits for them)
         assert changed in ([], sorted(names)), (sig, delay, proc.returncode, changed)
+        codes.append(proc.returncode)
         before = now
         assert probe(tmp_path / "weighted-average.mp4")["frames"] > 10
         assert not [p for p in tmp_path.iterdir() if p.suffix == ".part"]
+    assert any(codes), f"no render was stopped ({codes}): the signal never reached one"
 
 
 def test_ctrl_c_waits_for_the_set_of_outputs(tmp_path, monkeypatch):
@@ -183,3 +188,37 @@ def teardown_module(module):
     if TRIED:
         sys.stdout.write("\ngenerated inputs per option: " + ", ".join(
             f"{c}--{o}={n}" for (c, o), n in sorted(TRIED.items())) + "\n")
+
+
+def encoders_left():
+    return [t.name for t in threading.enumerate() if t.name.startswith(holds.ENCODER_THREAD)]
+
+
+def interrupted_as_a_segment_starts(monkeypatch, tmp_path):
+    """A Ctrl-C that lands as the third segment's encoder thread has started, before the writer
+    takes note of it (the window where a render hung at exit: tests/pipeline/test_hostile.py's
+    Ctrl-C under load, the stack a thread in Manim's _listen_and_write waiting on its queue)."""
+    from manim.scene import scene_file_writer
+    from scenes.pipeline.run import runner
+    started = scene_file_writer._PartialMovieEncodeJob.__init__
+    count = []
+
+    def start(self, **kwargs):
+        started(self, **kwargs)
+        count.append(self)
+        if len(count) == 3:
+            raise KeyboardInterrupt
+    monkeypatch.setattr(scene_file_writer._PartialMovieEncodeJob, "__init__", start)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            runner.render_clip("weighted-average", inputs_for("weighted-average"), "tiny", "mp4", tmp_path)
+        return encoders_left()
+    finally:
+        holds.release_encoders()          # a thread left waiting would hold this test process at exit
+
+
+def test_a_ctrl_c_as_a_segment_starts_leaves_no_encoder_waiting(monkeypatch, tmp_path):
+    """Planted: the render without encoders_released leaves the segment's thread waiting."""
+    assert interrupted_as_a_segment_starts(monkeypatch, tmp_path / "a") == []
+    monkeypatch.setattr(holds, "encoders_released", contextlib.nullcontext)
+    assert interrupted_as_a_segment_starts(monkeypatch, tmp_path / "b") != []

@@ -131,7 +131,8 @@ def render(job: RenderJob) -> list[Path]:
             drawn = from_step.renderer(job.first_step) if job.first_step else holds.renderer(job.dry_run)
             scene = scene_cls(inputs=dict(job.inputs), stop_after_step=job.step, skip_animations=job.dry_run,
                               pace=job.pace, recordings=recordings, renderer=drawn)
-            scene.render()
+            with holds.encoders_released():
+                scene.render()
             shape = frame()
         keep_tex(work, job.clip)
         steps = len(scene.captions)
@@ -200,7 +201,8 @@ def render_title(clip: str, quality: str = "high", out: str | Path = "media",
     try:
         with checked_config(manim_settings(work, clip, quality, "mp4")):
             card = TitleCard(scene_class(clip).spec, renderer=holds.renderer())
-            card.render()
+            with holds.encoders_released():
+                card.render()
             shape = frame()
         keep_tex(work, clip)
         final = target / f"{name}.mp4"

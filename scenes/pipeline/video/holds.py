@@ -29,11 +29,12 @@ HOLDS_MODE in the environment overrides MODE (bench/run.py renders "frames" side
 from __future__ import annotations
 
 import os
-from contextlib import suppress
+import threading
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Iterator, cast
 
 import av
 import numpy as np
@@ -177,6 +178,31 @@ class HoldWriter(SceneFileWriter):
         encoder = HoldEncoder(target=target, spec=self.video_encoder, hold=chosen)
         HoldWriter.work.append(encoder.work)
         return encoder
+
+
+ENCODER_THREAD = "partial-movie-encoder-"      # Manim's name for a segment's encoder thread
+
+
+@contextmanager
+def encoders_released() -> Iterator[None]:
+    """A render that stops on an exception (a Ctrl-C above all) tells every Manim encoder thread
+    still waiting for frames that its segment is aborted. Manim aborts the segment it knows of, but
+    a Ctrl-C between an encoder thread's start and the writer taking note of it (the segment's
+    __init__) left one waiting on its queue, and the process hung at exit, joining it."""
+    try:
+        yield
+    except BaseException:
+        release_encoders()
+        raise
+
+
+def release_encoders() -> None:
+    for thread in threading.enumerate():
+        job = getattr(getattr(thread, "_target", None), "__self__", None)
+        if thread.name.startswith(ENCODER_THREAD) and hasattr(job, "abort"):
+            with suppress(Exception):
+                job.abort()
+                thread.join(timeout=10)
 
 
 def renderer(skip_animations: bool = False) -> CairoRenderer:

@@ -241,9 +241,9 @@ def retitle(scene: Any, label: str, section: str, title: str, run_time: float = 
     mob = scene.book.text("{}  " + lang.tr(title), head, size=style.TITLE_SIZE, kind="title")
     # a cross-fade, as the caption's: a Transform of one title's glyph outlines into another's is
     # garbled mid-way (4.2 at 27.5-27.7 s)
-    place = scene.mobjects.index(scene.title_mob)
-    scene.play(FadeOut(scene.title_mob), FadeIn(mob.move_to(scene.title_mob)), run_time=run_time)
-    if mob in scene.mobjects:            # the old title's place in the drawing order (and the record's)
-        scene.mobjects.remove(mob)
-        scene.mobjects.insert(place, mob)
+    # with the next play where the board gives way (the new page's first piece comes as the old
+    # board and title go: no moment of a bare board between them), else now; the new title in
+    # the old one's place in the drawing order (and the record's)
+    scene.mobjects.insert(scene.mobjects.index(scene.title_mob), mob.move_to(scene.title_mob))
+    scene.with_next(FadeOut(scene.title_mob, run_time=run_time), FadeIn(mob, run_time=run_time))
     scene.title_mob = mob

@@ -198,8 +198,8 @@ def encoders_released() -> Iterator[None]:
 
 def release_encoders() -> None:
     for thread in threading.enumerate():
-        job = getattr(getattr(thread, "_target", None), "__self__", None)
-        if thread.name.startswith(ENCODER_THREAD) and hasattr(job, "abort"):
+        job: Any = getattr(getattr(thread, "_target", None), "__self__", None)
+        if thread.name.startswith(ENCODER_THREAD) and job is not None and hasattr(job, "abort"):
             with suppress(Exception):
                 job.abort()
                 thread.join(timeout=10)

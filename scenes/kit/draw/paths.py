@@ -45,7 +45,7 @@ OUTSIDE = 100              # what a moment out of the stage costs (against one o
 CHUNK = 64                 # member pairs judged at once
 WANDER = 0.1               # a step that tries a way at random (out of a dead end)
 SMALL = " small"           # a way's shape ending so: the mover shrinks on its way (a crowd's members)
-SHRINK = 0.85               # by this share of its size at the way's middle
+SHRINK = 0.85              # by this share of its size at the way's middle
 
 Box = Sequence[float]      # x0, y0, x1, y1
 Way = tuple[str, tuple[float, float]]      # shape, (start, end) of the move in the play's progress

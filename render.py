@@ -299,6 +299,16 @@ def connect(scheduler: str | None, workers: int | None) -> Any:
              "(start one with `dask scheduler`)", 2)
 
 
+def class_code(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is not None and not re.fullmatch(r"[A-Za-z0-9_-]{4,64}", value):
+        raise click.BadParameter(f"{value!r}: 4 to 64 letters, digits, '-' or '_' (it goes in an address)", ctx, param)
+    return value
+
+
+def cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
 @cli.command("lab")
 @click.option("--host", default="127.0.0.1", show_default=True, help="address to listen on (127.0.0.1: this machine only)")
 @click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="port (0: any free one)")
@@ -307,14 +317,27 @@ def connect(scheduler: str | None, workers: int | None) -> Any:
               help="videos rendered at once (the rest wait in a queue)")
 @click.option("--max-mb", type=click.IntRange(min=10), default=2048, show_default=True,
               help="size cap of the folder: the least recently used renders are removed first")
+@click.option("--workers", type=click.IntRange(1, 64), default=None,
+              help="warm still workers on this machine  [default: one a core]")
+@click.option("--scheduler", default=None, callback=scheduler_address,
+              help="draw the stills on the dask.distributed scheduler at tcp://HOST:PORT (its workers must "
+                   "have this checkout)")
+@click.option("--code", default=None, callback=class_code,
+              help="the class code a lab beyond loopback asks for  [default: a new one, printed in the address]")
 @theme_option()
-def lab(host: str, port: int, out: str, jobs: int, max_mb: int) -> None:
+@click.pass_context
+def lab(ctx: click.Context, host: str, port: int, out: str, jobs: int, max_mb: int, workers: int | None,
+        scheduler: str | None, code: str | None) -> None:
     """A local web page per clip: change its inputs, see the still of a step and the numbers it
     draws, render the video (scenes/pipeline/lab/server.py); the pages, stills and videos in the
-    theme (--theme light for a bright room)."""
+    theme (--theme light for a bright room). For a class: --host 0.0.0.0 (the address printed
+    carries the class code), stills on every core, or on a cluster with --scheduler."""
     from scenes.pipeline.lab.server import serve
+    if scheduler and workers:
+        raise click.UsageError("--workers and --scheduler: give one (--workers N starts N still workers here; "
+                               "--scheduler uses a cluster already running)", ctx)
     try:
-        serve(host, port, out, jobs, max_mb, style.THEME)        # --theme's, in force
+        serve(host, port, out, jobs, max_mb, style.THEME, workers or cores(), scheduler, code)  # --theme's, in force
     except OSError as err:
         fail(f"cannot start the lab on {host}:{port}: {err} (is one already running? try --port 0)", 2)
 

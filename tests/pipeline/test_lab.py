@@ -239,12 +239,14 @@ def test_twenty_requests_at_once_queue_while_the_health_check_answers(lab):
 
 
 def twenty_at_once(url):
-    """Twenty video requests at once (ten inputs, each twice: identical requests share one
-    render), a client that leaves an event stream mid-render, then every render cancelled."""
+    """Twenty video requests at once from twenty pages (ten inputs, each twice: identical requests
+    share one render), a page's third waiting video refused, a client that leaves an event stream
+    mid-render, then every render cancelled."""
     answers = [None] * 20
 
     def ask(n):
-        answers[n] = post(url + "api/video", {"clip": CLIP, "quality": "tiny", "fields": {"delta": str(n % 10 + 1)}})
+        answers[n] = post(url + "api/video", {"clip": CLIP, "quality": "tiny", "session": f"s{n}",
+                                              "fields": {"delta": str(n % 10 + 1)}})
     threads = [threading.Thread(target=ask, args=(n,)) for n in range(20)]
     for t in threads:
         t.start()
@@ -257,6 +259,12 @@ def twenty_at_once(url):
     assert (now["queued"], now["running"]) == (9, 1)
     positions = sorted(get(f"{url}api/jobs/{k}")[1]["position"] or 0 for k in keys)
     assert positions == list(range(10))                   # the running one has none, then 1..9
+    mine = [post(url + "api/video", {"clip": CLIP, "quality": "tiny", "session": "one",
+                                     "fields": {"delta": str(d)}})[0] for d in (11, 12, 13)]
+    assert mine == [202, 202, 429]                        # at most two waiting a page
+    for d in (11, 12):
+        key = post(url + "api/video", {"clip": CLIP, "quality": "tiny", "session": "one", "fields": {"delta": str(d)}})[1]["key"]
+        assert post(f"{url}api/jobs/{key}/cancel", raw=b"")[1]["state"] == "cancelled"
 
     stream = http.client.HTTPConnection(*url.split("//")[1].strip("/").split(":"), timeout=10)
     stream.request("GET", f"/api/jobs/{next(iter(keys))}/events")

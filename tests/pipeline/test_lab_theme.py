@@ -145,8 +145,9 @@ def picture():
 
 def test_a_video_is_rendered_in_the_labs_theme(tmp_path, monkeypatch):
     """The pool's render.py line says --theme (a stand-in process records it and exits 0)."""
-    from scenes.pipeline.lab import videos as pool
-    from scenes.pipeline.lab.jobs import Job, Stills, Store
+    from scenes.pipeline.lab.work import videos as pool
+    from scenes.pipeline.lab.jobs import Job, Store
+    from scenes.pipeline.lab.work.queue import Stills
     seen = []
 
     class Done:
@@ -159,18 +160,17 @@ def test_a_video_is_rendered_in_the_labs_theme(tmp_path, monkeypatch):
         seen.append(args)
         return Done()
 
-    class Worker:
-        lock = None
+    class Workers:
+        capacity = 1
 
-        async def ask(self, request):
+        async def draw(self, request, folder):
             return {"plays": 1}
 
     async def go():
-        Worker.lock = asyncio.Lock()
         store = Store(tmp_path / "lab", 10 ** 9)
-        videos = pool.Videos(store, Stills(Worker(), store), 1, theme="light")
+        videos = pool.Videos(store, Stills(Workers(), store), 1, theme="light")
         monkeypatch.setattr(pool.asyncio, "create_subprocess_exec", started)
-        job = Job("0" * 32, CLIP, "zh", "tiny", {}, [])
+        job = Job("0" * 32, CLIP, "zh", "tiny", {}, [], state="running")      # as the pool's kick() leaves it
         await videos.run(job)
         return job
     job = asyncio.run(go())

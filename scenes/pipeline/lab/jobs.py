@@ -1,6 +1,5 @@
-"""The lab's work: content-addressed output folders with a size cap, the still queue (the
-warm worker, identical requests shared, superseded ones dropped) and the video pool (N renders
-at once in subprocesses of render.py, the rest queued with a position, progress, cancel).
+"""The lab's files and its jobs: content-addressed output folders with a size cap, and a video
+render's record (the queue with turns and the workers that draw are in work/).
 
 Every file the lab writes is under its folder, in ROOT/KEY/ where KEY is a hash of what shapes
 the render (clip, checked inputs, quality, language, step, theme, and the code and catalogue); no
@@ -15,14 +14,12 @@ import os
 import re
 import shutil
 import time
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 from scenes.kit.text.lang import LANGS
-from scenes.pipeline.lab.worker import StillWorker, WorkerGone
 from scenes.pipeline.jobs.registry import specs
 from scenes.pipeline.run.runner import stem
 
@@ -112,70 +109,6 @@ class Busy(Exception):
     """Too much is waiting: try again in a moment (HTTP 429)."""
 
 
-class Stills:
-    """Stills through the warm worker, one at a time; the same key is rendered once for all who
-    ask, and a request whose pages all asked for something newer since is skipped."""
-
-    def __init__(self, worker: StillWorker, store: Store, max_pending: int = 8) -> None:
-        self.worker, self.store, self.max_pending = worker, store, max_pending
-        self.inflight: dict[str, tuple[asyncio.Future, dict[str, int]]] = {}
-        self.latest: OrderedDict[str, int] = OrderedDict()
-        self.seq = 0
-
-    async def get(self, key: str, request: dict, session: str, made: str = "png") -> dict:
-        """The worker's answer for `request` ({} once KEY holds its `made` file)."""
-        self.seq += 1
-        self.latest[session] = self.seq
-        self.latest.move_to_end(session)
-        while len(self.latest) > 1000:
-            self.latest.popitem(last=False)
-        if self.store.file(key, made):
-            return {}
-        if key in self.inflight:
-            future, waiters = self.inflight[key]
-            waiters[session] = self.seq
-        else:
-            if len(self.inflight) >= self.max_pending:
-                raise Busy("the lab is busy: try again in a moment")
-            future, waiters = asyncio.get_running_loop().create_future(), {session: self.seq}
-            self.inflight[key] = (future, waiters)
-            asyncio.create_task(self.run(key, request, future, waiters, made))
-        return dict(await asyncio.shield(future))
-
-    async def run(self, key: str, request: dict, future: asyncio.Future, waiters: dict[str, int],
-                  made: str) -> None:
-        result: dict[str, Any]
-        try:
-            async with self.worker.lock:
-                if all(self.latest.get(s, seq) > seq for s, seq in waiters.items()):
-                    result = {"superseded": True}
-                else:
-                    result = await self.ask(dict(request, out=str(self.store.folder(key))))
-                    if "error" not in result:
-                        self.store.register(key, request["clip"], request["lang"], request["op"])
-        except Exception as err:      # a dead worker or anything else: this request fails, the lab goes on
-            shown = str(err) if isinstance(err, WorkerGone) else f"the still failed: {type(err).__name__}: {err}"
-            result = {"error": shown.splitlines()[0] if shown else "the still failed", "field": None, "failed": True}
-        finally:
-            self.inflight.pop(key, None)
-        if "error" in result and not self.store.file(key, made):
-            shutil.rmtree(self.store.folder(key), ignore_errors=True)
-        future.set_result(result)
-
-    async def ask(self, request: dict) -> dict:
-        """One retry on a fresh worker: the one before may have died of another request."""
-        try:
-            return await self.worker.ask(request)
-        except WorkerGone as err:
-            if "crashed" not in str(err):
-                raise
-            return await self.worker.ask(request)
-
-    @property
-    def pending(self) -> int:
-        return len(self.inflight)
-
-
 @dataclass
 class Job:
     key: str
@@ -190,6 +123,7 @@ class Job:
     plays: int | None = None
     voice: Callable[[Path], Path] | None = field(default=None, repr=False)   # makes its --voice folder
     proc: asyncio.subprocess.Process | None = field(default=None, repr=False)
+    session: str = "page"              # the page that asked first (at most PER_SESSION waiting each)
     created: float = field(default_factory=time.monotonic)
 
     def view(self, position: int | None) -> dict:

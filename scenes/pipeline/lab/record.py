@@ -6,6 +6,7 @@ the clip with those takes in the lab's video pool.
 """
 from __future__ import annotations
 
+import asyncio
 import html
 import json
 from functools import lru_cache
@@ -19,14 +20,16 @@ from starlette.routing import Route
 from scenes.kit.text.lang import LANGS, SOURCE, tr
 from scenes.kit.text.style import VOICE_TAIL
 from scenes.pipeline.jobs.inputs import check, manifest_inputs, raw_inputs
-from scenes.pipeline.lab.jobs import Stills, Store, request_key
-from scenes.pipeline.lab.request import QUALITIES, Ask, Refused, parse
+from scenes.pipeline.lab.jobs import Store, request_key
+from scenes.pipeline.lab.request import QUALITIES, Ask, Refused, parse, read_body
 from scenes.pipeline.lab.takes import MAX_TAKE, SET, TYPES, Script, Takes, set_name
 from scenes.pipeline.jobs.registry import specs
+from scenes.pipeline.lab.work.queue import Stills
 from scenes.pipeline.present.colours import variables
 
 PAGE = Path(__file__).with_name("record.html")
 VOICE_CAP = 512 * 1024 * 1024         # bytes of all takes together
+TAKE_SECONDS = 120.0                  # an upload of a take arrives within this
 CHAPTER = "第 4 章 · 录音"                # the chapter recording page's title (en: the catalogue)
 
 
@@ -88,7 +91,8 @@ class Recorder:
         kind = request.headers.get("content-type", "")
         if kind.split(";")[0].strip().lower() not in TYPES:
             raise Refused(415, f"a take is {' or '.join(TYPES)} (MediaRecorder's own)", "content-type")
-        seconds = self.takes.save(script, n, kind, await request.body())
+        body = await read_body(request, TAKE_SECONDS)
+        seconds = await asyncio.to_thread(self.takes.save, script, n, kind, body)   # decoding: never in the loop
         return JSONResponse({"step": n, "seconds": seconds, "planned": script.steps[n - 1]["planned"]})
 
     async def get_take(self, request: Request) -> Response:

@@ -4,6 +4,7 @@ and what a page shows about a clip, generated from its declaration (nothing writ
 """
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import shlex
@@ -23,6 +24,7 @@ from scenes.pipeline.lab.jobs import Store
 from scenes.pipeline.jobs.registry import Clip, scene, specs
 from scenes.pipeline.present.explain import page_words, step_explained
 
+BODY_SECONDS = 20.0                   # a request's body arrives within this, or 408
 QUALITIES = {"low": "480p", "medium": "720p", "tiny": "144p"}
 SESSION = re.compile(r"^[A-Za-z0-9]{1,32}$")
 COMPUTING = threading.Lock()
@@ -34,6 +36,52 @@ class Refused(Exception):
     def __init__(self, status: int, message: str, field: str | None = None, cell: list | None = None) -> None:
         super().__init__(message)
         self.status, self.message, self.field, self.cell = status, message, field, cell
+
+
+def safe(text: Any) -> Any:
+    """Text any response can carry (a lone surrogate shown as its escape)."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8") if isinstance(text, str) else text
+
+
+async def read_body(request: Any, seconds: float = BODY_SECONDS) -> bytes:
+    try:
+        return bytes(await asyncio.wait_for(request.body(), seconds))
+    except asyncio.TimeoutError:
+        raise Refused(408, f"the request's body did not arrive within {seconds:.0f} s") from None
+
+
+async def json_body(request: Any) -> Any:
+    """A request's JSON, every string in it text (no lone UTF-16 surrogate: 400 naming the field)."""
+    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+        raise Refused(415, "send JSON (Content-Type: application/json)")
+    try:
+        data = json.loads(await read_body(request))
+    except (ValueError, UnicodeDecodeError):
+        raise Refused(400, "malformed JSON") from None
+    except RecursionError:
+        raise Refused(400, "JSON nested too deeply") from None
+    text_only(data, None)
+    return data
+
+
+def text_only(node: Any, name: str | None) -> None:
+    """Refuse a key or a string that is not UTF-8 text, naming the top field (or option) it is in."""
+    def refuse(where: str | None) -> None:
+        raise Refused(400, f"{safe(where) if where else 'the request'}: text only (a lone UTF-16 surrogate "
+                           "is not a character)", safe(where)[:40] if where else None)
+    if isinstance(node, str):
+        try:
+            node.encode("utf-8")
+        except UnicodeEncodeError:
+            refuse(name)
+    elif isinstance(node, list):
+        for item in node:
+            text_only(item, name)
+    elif isinstance(node, dict):
+        for key, value in node.items():
+            inner = name if name not in (None, "fields") else str(key)
+            text_only(key, inner)
+            text_only(value, inner)
 
 
 @dataclass(frozen=True)

@@ -4,12 +4,14 @@ the numbers it draws within seconds, then renders the video.
 
 `render.py lab [--host 127.0.0.1] [--port 8765] [--out media/lab] [--theme light]`. Each edit is checked by
 the clip's own rules (the same one-line InputError as the CLI, HTTP 422, nothing rendered);
-a good one renders the chosen step's still in the warm worker (lab_worker.py); "Render video"
-queues a render.py subprocess in a bounded pool (lab_videos.py). Everything written lives in
-the lab's folder under a content hash (lab_jobs.py); files are served by that key only. The
-recording page (/record/NAME, /record for the chapter; lab_record.py) saves the lecturer's
-takes as `--voice DIR` reads them, in LAB/voice/ (lab_takes.py). The lab is in one theme (dark
-unless told): its pages' colours (present/colours.py), its stills, its videos and their keys.
+a good one renders the chosen step's still on a warm worker, a pool of them here (work/pool.py)
+or a dask cluster's (work/cluster.py), each page in turn (work/queue.py); "Render video" queues a
+render.py subprocess in a bounded pool (work/videos.py). Everything written lives in the lab's
+folder under a content hash (jobs.py); files are served by that key only. The recording page
+(/record/NAME, /record for the chapter; record.py) saves the lecturer's takes as `--voice DIR`
+reads them, in LAB/voice/ (takes.py). Beyond loopback the lab asks for a class code (door.py).
+The lab is in one theme (dark unless told): its pages' colours (present/colours.py), its stills,
+its videos and their keys.
 """
 from __future__ import annotations
 
@@ -29,11 +31,15 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Respon
 from starlette.routing import Route
 
 from scenes.kit.text.lang import LANGS, SOURCE, tr
-from scenes.pipeline.lab.jobs import FILES, Busy, Job, Stills, Store, request_key
+from scenes.pipeline.lab.door import ClassCode, Deadline, new_code
+from scenes.pipeline.lab.jobs import FILES, Busy, Job, Store, request_key
 from scenes.pipeline.lab.record import Recorder
-from scenes.pipeline.lab.request import Refused, compute_view, page_data, parse, preset_fields, still_view
-from scenes.pipeline.lab.videos import Videos
-from scenes.pipeline.lab.worker import StillWorker
+from scenes.pipeline.lab.request import (Refused, compute_view, json_body, page_data, parse, preset_fields, safe,
+                                         still_view)
+from scenes.pipeline.lab.work.cluster import ClusterPool
+from scenes.pipeline.lab.work.pool import LocalPool
+from scenes.pipeline.lab.work.queue import Stills
+from scenes.pipeline.lab.work.videos import Videos
 from scenes.pipeline.present.colours import variables
 from scenes.pipeline.present.explain import SCRIPT
 from scenes.pipeline.jobs.registry import specs
@@ -42,26 +48,20 @@ PAGE = Path(__file__).with_name("lab.html")
 MAX_BODY = 64 * 1024                  # bytes of one request
 RECORD, RECORD_ALL = "录音", "整章录音"    # the index's links to the recording pages (en: the catalogue)
 STILL_SECONDS = 120.0                 # a still that takes longer is stopped (its worker restarted)
+CONNECTIONS = 2048                    # open at once (a stalled one closes after door.HEADER_SECONDS)
 
 
 def make_app(root: Path, jobs: int = 1, cap_mb: int = 2048, hosts: list[str] | None = None,
-             theme: str = "dark") -> Starlette:
+             theme: str = "dark", workers: int = 1, scheduler: str | None = None, code: str | None = None) -> Starlette:
     """The lab's app; `hosts`: the Host headers it answers (others get 400: a page elsewhere that
-    resolves its own name to 127.0.0.1 cannot reach it); `theme`: its pages', stills' and videos'."""
+    resolves its own name to 127.0.0.1 cannot reach it); `theme`: its pages', stills' and videos';
+    `workers`: still workers here, or `scheduler`: a dask cluster's; `code`: the class code asked."""
     store = Store(root, cap_mb * 1024 * 1024)
-    worker = StillWorker(store.root, store.root / ".worker.log", STILL_SECONDS, theme)
-    stills = Stills(worker, store)
+    pool: LocalPool | ClusterPool = (ClusterPool(scheduler, STILL_SECONDS, theme) if scheduler else
+                                     LocalPool(store.root, workers, STILL_SECONDS, theme))
+    stills = Stills(pool, store)
     videos = Videos(store, stills, jobs, theme=theme)
-
-    async def body(request: Request) -> Any:
-        if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
-            raise Refused(415, "send JSON (Content-Type: application/json)")
-        try:
-            return json.loads(await request.body())
-        except (ValueError, UnicodeDecodeError):
-            raise Refused(400, "malformed JSON") from None
-        except RecursionError:
-            raise Refused(400, "JSON nested too deeply") from None
+    body = json_body
 
     async def compute(request: Request) -> Response:
         """The numbers at once: the clip's rules and its compute alone, no Manim scene, no frame."""
@@ -104,7 +104,7 @@ def make_app(root: Path, jobs: int = 1, cap_mb: int = 2048, hosts: list[str] | N
         key = request_key(ask.clip, ask.inputs, ask.quality, ask.lang, None, kind, theme)
         options = {o.key: o for o in specs()[ask.clip].options}
         args = [f"--{options[k].name}" if v is True else f"--{options[k].name}={v}" for k, v in ask.given.items()]
-        job = videos.submit(Job(key, ask.clip, ask.lang, ask.quality, ask.given, args, voice=voice))
+        job = videos.submit(Job(key, ask.clip, ask.lang, ask.quality, ask.given, args, voice=voice), ask.session)
         return JSONResponse(videos.view(job.key), status_code=202)
 
     def job_key(request: Request) -> str:
@@ -166,23 +166,26 @@ def make_app(root: Path, jobs: int = 1, cap_mb: int = 2048, hosts: list[str] | N
                             f'<ul style="line-height:2">{items}</ul>')
 
     async def health(request: Request) -> Response:
-        return JSONResponse({"ok": True, "worker": worker.pid, "stills": stills.pending,
+        workers_ = pool.view()
+        return JSONResponse({"ok": True, "worker": next((w["pid"] or w["address"] for w in workers_), None),
+                             "workers": workers_, "stills": stills.pending, "served": stills.served,
                              "queued": len(videos.queue), "running": len(videos.running)})
 
     async def refused(request: Request, err: Exception) -> Response:
         assert isinstance(err, Refused)
-        return JSONResponse({"error": err.message, "field": err.field, "cell": err.cell}, status_code=err.status)
+        return JSONResponse({"error": safe(err.message), "field": safe(err.field), "cell": err.cell},
+                            status_code=err.status)
 
     async def busy(request: Request, err: Exception) -> Response:
         return JSONResponse({"error": str(err), "field": None}, status_code=429, headers={"Retry-After": "2"})
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        warm = asyncio.create_task(worker.start())      # the slow imports, before the first edit
+        warm = asyncio.create_task(pool.start())      # the slow imports, before the first edit
         yield
         warm.cancel()
         await videos.close()
-        await worker.stop()
+        await pool.stop()
 
     def route(path: str, endpoint: Any, methods: list[str] | None = None) -> Route:
         return Route(path, endpoint, methods=methods, max_body_size=MAX_BODY)   # per route: a take is larger
@@ -194,23 +197,40 @@ def make_app(root: Path, jobs: int = 1, cap_mb: int = 2048, hosts: list[str] | N
               route("/api/jobs/{key}/cancel", cancel, ["POST"]), route("/files/{key}/{ext}", files),
               *recorder.routes(MAX_BODY)]
     guard = [Middleware(TrustedHostMiddleware, allowed_hosts=hosts)] if hosts else []
+    if code:
+        guard.append(Middleware(ClassCode, code=code))
     return Starlette(routes=routes, lifespan=lifespan, middleware=guard,
                      exception_handlers={Refused: refused, Busy: busy})
 
 
 def serve(host: str = "127.0.0.1", port: int = 8765, out: str | Path = "media/lab", jobs: int = 1,
-          cap_mb: int = 2048, theme: str = "dark") -> None:
-    """Bind, print the address (port 0: a free one), serve until interrupted."""
+          cap_mb: int = 2048, theme: str = "dark", workers: int = 1, scheduler: str | None = None,
+          code: str | None = None) -> None:
+    """Bind, print the address (port 0: a free one; beyond loopback with its class code), serve
+    until interrupted."""
     import uvicorn
     root = Path(out).resolve()
     loopback = ["127.0.0.1", "localhost", "::1", "[::1]"]
-    app = make_app(root, jobs, cap_mb, loopback if host in loopback else None, theme)
+    code = None if host in loopback else (code or new_code())
+    app = make_app(root, jobs, cap_mb, loopback if host in loopback else None, theme, workers, scheduler, code)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
     shown = f"[{host}]" if family == socket.AF_INET6 else host
-    print(f"lab: http://{shown}:{sock.getsockname()[1]}/  (folder {root}; {theme} theme; Ctrl-C stops it)", flush=True)
-    config = uvicorn.Config(app, log_level="warning", limit_concurrency=200, timeout_keep_alive=5,
-                            timeout_graceful_shutdown=5)
+    where = f"a dask cluster at {scheduler}" if scheduler else f"{workers} still worker{'s' * (workers > 1)}"
+    print(f"lab: http://{shown}:{sock.getsockname()[1]}/{f'?code={code}' if code else ''}  (folder {root}; {where}; "
+          f"{theme} theme; Ctrl-C stops it)", flush=True)
+    open_files()
+    config = uvicorn.Config(app, log_level="warning", limit_concurrency=CONNECTIONS, timeout_keep_alive=5,
+                            timeout_graceful_shutdown=5, http=Deadline, backlog=CONNECTIONS)
     uvicorn.Server(config).run(sockets=[sock])
+
+
+def open_files() -> None:
+    """Room for CONNECTIONS sockets and the lab's own files (the soft limit raised to the hard one)."""
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = hard if hard == resource.RLIM_INFINITY else min(hard, max(soft, 4 * CONNECTIONS))
+    if want != soft:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))

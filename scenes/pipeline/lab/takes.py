@@ -171,7 +171,7 @@ def checked_seconds(path: Path, container: str, kind: str) -> float:
     if not ok:
         raise Refused(422, f"the take is not {kind} audio", "body")
     try:
-        seconds = audio_seconds(path)
+        seconds = audio_seconds(path, limit=MAX_SECONDS)
     except InputError:
         raise Refused(422, "the take holds no playable sound", "body") from None
     if seconds > MAX_SECONDS:

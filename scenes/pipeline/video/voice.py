@@ -18,16 +18,21 @@ from scenes.pipeline.jobs.inputs import InputError
 ESPEAK_VOICES = {"zh": "cmn", "en": "en-us"}
 
 
-def audio_seconds(path: Path) -> float:
-    """The length of an audio file, from its decoded samples."""
+def audio_seconds(path: Path, limit: float | None = None) -> float:
+    """The length of an audio file, from its decoded samples; past `limit` seconds (by its
+    container's header, or once that much is decoded), the length found so far."""
     try:
         with av.open(str(path)) as box:
             if not box.streams.audio:
                 raise InputError("voice", str(path), f"{path.name} has no audio stream")
+            if limit is not None and box.duration is not None and box.duration / av.time_base > limit:
+                return float(box.duration / av.time_base)
             samples = rate = 0
             for frame in box.decode(audio=0):
                 samples += frame.samples
                 rate = frame.sample_rate
+                if limit is not None and samples > limit * rate:
+                    break
     except InputError:
         raise
     except Exception as err:   # PyAV's errors for a file it cannot read

@@ -1,9 +1,9 @@
 """The lab's warm worker: one process that has Manim imported and renders stills (and plans
 videos) on request, so that a changed input shows its still in about a second.
 
-It is its own process (`python -m scenes.pipeline.lab.worker`), spoken to in JSON lines on
+It is its own process (`python -m scenes.pipeline.lab.work.worker`), spoken to in JSON lines on
 stdin/stdout: a crash or a hang in a render ends this process, never the lab's server, which
-starts a fresh one (StillWorker below). Its requests were already checked by the server; it
+starts a fresh one (StillWorker below; the pool, pool.py, keeps one a core). Its requests were already checked by the server; it
 checks them again with the clip's own rules (the same InputError) before drawing. It draws in the
 lab's theme: CHAPTER_THEME in its environment, in force from its first import.
 """
@@ -35,6 +35,7 @@ def handle(request: dict) -> dict:
         inputs = check(clip, raw_inputs(clip, None, request["given"]))
         if request["op"] == "plan":
             language.use(lang)
+            Path(request["out"]).mkdir(parents=True, exist_ok=True)
             work = Path(tempfile.mkdtemp(prefix=".plan-", dir=request["out"]))
             try:
                 scene = plan(clip, inputs, "normal", work)
@@ -88,9 +89,9 @@ class StillWorker:
                 self.log.unlink()
             with open(self.log, "ab") as log:
                 self.proc = await asyncio.create_subprocess_exec(
-                    sys.executable, "-m", "scenes.pipeline.lab.worker", cwd=str(self.root), limit=LINE_LIMIT,
+                    sys.executable, "-m", "scenes.pipeline.lab.work.worker", cwd=str(self.root), limit=LINE_LIMIT,
                     stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=log,
-                    env=dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[3]),
+                    env=dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[4]),
                              **{THEME_VARIABLE: self.theme}))
             await self.read(120)           # {"ready": true}: imports done
             self.ready = True

@@ -2,21 +2,27 @@
 (with `--voice LAB/KEY/voice` when it uses the recording page's takes) in its own process
 group (a crash or a kill stays there), at most N at once, the rest queued with a position;
 progress is Manim's finished animations (its partial movie files) over the clip's plays,
-which the warm worker counts in a dry build while the render starts."""
+which a warm worker counts in a dry build while the render starts. A cancel at any moment stops
+the render: one asked for before its process exists is killed as soon as it does.
+Each page has at most PER_SESSION videos waiting."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
 import signal
 import sys
 import time
 
-from scenes.pipeline.lab.jobs import RENDER, Busy, Job, Stills, Store
-from scenes.pipeline.lab.worker import WorkerGone
+from scenes.pipeline.lab.jobs import RENDER, Busy, Job, Store
+from scenes.pipeline.lab.work.queue import Stills
+
+
+PER_SESSION = 2            # videos one page may have waiting
 
 
 class Videos:
-    def __init__(self, store: Store, stills: Stills, jobs: int, max_queue: int = 32,
+    def __init__(self, store: Store, stills: Stills, jobs: int, max_queue: int = 64,
                  time_limit: float = 1800.0, theme: str = "dark") -> None:
         self.store, self.stills, self.slots, self.theme = store, stills, jobs, theme
         self.max_queue, self.time_limit = max_queue, time_limit
@@ -24,7 +30,7 @@ class Videos:
         self.queue: list[str] = []
         self.running: set[str] = set()
 
-    def submit(self, job: Job) -> Job:
+    def submit(self, job: Job, session: str = "page") -> Job:
         """Queue `job`, or join the identical one already queued, running or done."""
         old = self.jobs.get(job.key)
         if old is not None and (old.state in ("queued", "running") or
@@ -36,6 +42,9 @@ class Videos:
             return job
         if len(self.queue) >= self.max_queue:
             raise Busy(f"{len(self.queue)} videos are already waiting: try again later")
+        if sum(self.jobs[k].session == session for k in self.queue) >= PER_SESSION:
+            raise Busy(f"{PER_SESSION} of your videos are already waiting: cancel one or wait for it")
+        job.session = session
         self.jobs[job.key] = job
         self.queue.append(job.key)
         self.kick()
@@ -83,13 +92,14 @@ class Videos:
         try:
             self.store.forget(job.key)                         # a failed or cancelled earlier try
             folder.mkdir(parents=True)
-            job.state = "running"
             voice = ["--voice", str(job.voice(folder / "voice"))] if job.voice else []
             with open(folder / "render.log", "wb") as log:
                 job.proc = await asyncio.create_subprocess_exec(
                     sys.executable, str(RENDER), job.clip, *job.args, *voice, "--quality", job.quality,
                     "--format", "mp4", "--lang", job.lang, "--theme", self.theme, "--out", str(folder), cwd=str(self.store.root),
                     stdin=asyncio.subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
+            if job.state != "running":              # cancelled while it started: it ends now
+                self.kill(job)
             planner = asyncio.create_task(self.plan(job))
             started = time.monotonic()
             while job.proc.returncode is None:
@@ -100,10 +110,12 @@ class Videos:
                 if job.plays:
                     made = sum(1 for _ in folder.glob(".render-*/**/partial_movie_files/**/*.mp4"))
                     job.progress = max(job.progress, min(0.99, made / job.plays))
-                if time.monotonic() - started > self.time_limit and job.state == "running":
-                    job.state, job.error = "failed", f"the render took longer than {self.time_limit:.0f} s"
+                if time.monotonic() - started > self.time_limit:
+                    if job.state == "running":
+                        job.state, job.error = "failed", f"the render took longer than {self.time_limit:.0f} s"
                     self.kill(job)
             planner.cancel()
+            await job.proc.wait()
             if job.state == "running" and job.proc.returncode == 0:
                 self.store.register(job.key, job.clip, job.lang, "video")
                 job.state, job.progress = "done", 1.0
@@ -130,18 +142,17 @@ class Videos:
             del self.jobs[key]
 
     async def plan(self, job: Job) -> None:
-        """The clip's number of plays, from the warm worker when no still is waiting."""
-        while self.stills.pending:
+        """The clip's number of plays, from a warm worker when no still is waiting."""
+        for _ in range(50):                     # the stills first, for up to 10 s
+            if not self.stills.pending:
+                break
             await asyncio.sleep(0.2)
-        try:
-            async with self.stills.worker.lock:
-                if job.state != "running":
-                    return
-                answer = await self.stills.worker.ask({"op": "plan", "clip": job.clip, "lang": job.lang,
-                                                       "given": job.given, "out": str(self.store.root)})
-            job.plays = int(answer.get("plays") or 0) or None
-        except WorkerGone:
-            pass
+        if job.state != "running":
+            return
+        key = hashlib.sha256(f"plan {job.key}".encode()).hexdigest()[:32]
+        answer = await self.stills.get(key, {"op": "plan", "clip": job.clip, "lang": job.lang, "given": job.given},
+                                       f"plan{job.key[:16]}", made=None)
+        job.plays = int(answer.get("plays") or 0) or None
 
     async def close(self) -> None:
         self.queue.clear()

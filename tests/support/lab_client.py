@@ -3,6 +3,7 @@ HTTP requests to it, and what it wrote (its key folders, any file outside its fo
 import http.client
 import json
 import math
+import os
 import re
 import subprocess
 import sys
@@ -19,27 +20,41 @@ from conftest import ROOT
 FAKE_MIC = ["--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream"]
 
 
-def lab_server(tmp_path_factory, *options):
+PLANTS = ROOT / "tests" / "support" / "plants"         # sitecustomize.py: LAB_PLANT=NAME plants a bug
+
+
+def lab_server(tmp_path_factory, *options, plant=None, warm=True, seen=None):
     """`render.py lab --port 0 [options]` in a folder of its own (a module fixture's body); yields
-    (base url, lab folder, the folder around it, where the server runs)."""
+    (base url on 127.0.0.1, lab folder, the folder around it, where the server runs). `plant`:
+    a bug planted in the server process (tests/support/plants); `warm`: wait for a warm worker;
+    `seen`: a list that gets the address line the lab printed."""
     root = tmp_path_factory.mktemp("lab-root")
     (root / "cwd").mkdir()
+    env = dict(os.environ, LAB_PLANT=plant, PYTHONPATH=os.pathsep.join([str(PLANTS), str(ROOT)])) if plant else None
     proc = subprocess.Popen([sys.executable, str(ROOT / "render.py"), "lab", "--port", "0", "--out",
                              str(root / "lab"), *options], cwd=root / "cwd", stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True)
+                            text=True, env=env)
     line = proc.stdout.readline()                       # lab: http://127.0.0.1:PORT/  (folder ...)
-    assert line.startswith("lab: http://127.0.0.1:"), line
-    url = line.split()[1]
+    assert line.startswith("lab: http://"), line
+    if seen is not None:
+        seen.append(line)
+    url = "http://127.0.0.1:" + line.split()[1].split(":")[2].split("/")[0] + "/"
     threading.Thread(target=proc.stdout.read, daemon=True).start()   # drain its output
     end = time.monotonic() + 90
-    while time.monotonic() < end and not get(url + "health")[1].get("worker"):
-        time.sleep(0.3)                                 # the warm worker has imported Manim
+    while time.monotonic() < end and get(url + "health")[0] is None:
+        time.sleep(0.1)                                 # listening
+    while warm and time.monotonic() < end and not warmed(get(url + "health")[1]):
+        time.sleep(0.3)                                 # the warm workers have imported Manim
     yield url, root / "lab", root
     proc.terminate()
     try:
         proc.wait(15)
     except subprocess.TimeoutExpired:
         proc.kill()
+
+
+def warmed(health):
+    return bool(health.get("workers")) and all(w["pid"] or w["address"] for w in health["workers"])
 
 
 def get(url, timeout=10):

@@ -167,7 +167,7 @@ def make_app(root: Path, jobs: int = 1, cap_mb: int = 2048, hosts: list[str] | N
 
     async def health(request: Request) -> Response:
         workers_ = pool.view()
-        return JSONResponse({"ok": True, "worker": next((w["pid"] or w["address"] for w in workers_), None),
+        return JSONResponse({"ok": True, "worker": next((w["pid"] or w["address"] for w in workers_ if w["pid"] or w["address"]), None),
                              "workers": workers_, "stills": stills.pending, "served": stills.served,
                              "queued": len(videos.queue), "running": len(videos.running)})
 

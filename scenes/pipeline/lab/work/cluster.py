@@ -21,27 +21,25 @@ from scenes.pipeline.lab.work.pool import LocalPool
 POOLS: dict[str, LocalPool] = {}            # on a dask worker: its warm workers, by theme
 
 
-def here(theme: str, timeout: float) -> LocalPool:
-    """This dask worker's warm workers (made at the first request)."""
+def here(theme: str, timeout: float, dask_worker: Any) -> LocalPool:
+    """This dask worker's warm workers, one a thread (made at the first request)."""
     if theme not in POOLS:
-        from distributed import get_worker
         root = Path(tempfile.gettempdir()) / f"lab-worker-{os.getpid()}-{theme}"
         root.mkdir(parents=True, exist_ok=True)
-        POOLS[theme] = LocalPool(root, max(1, get_worker().state.nthreads), timeout, theme)
+        POOLS[theme] = LocalPool(root, max(1, dask_worker.state.nthreads), timeout, theme)
     return POOLS[theme]
 
 
-async def warm_here(theme: str, timeout: float) -> int:
+async def warm_here(theme: str, timeout: float, dask_worker: Any = None) -> int:
     """Start this dask worker's warm workers (Client.run, at the lab's start)."""
-    pool = here(theme, timeout)
-    await pool.start()
+    await here(theme, timeout, dask_worker).start()
     return os.getpid()
 
 
 async def draw_here(request: dict, theme: str, timeout: float) -> dict[str, Any]:
     """One request on this dask worker: the answer, the files it drew (name: bytes), who drew it."""
     from distributed import get_worker
-    pool = here(theme, timeout)
+    pool = here(theme, timeout, get_worker())
     folder = Path(tempfile.mkdtemp(prefix="still-", dir=pool.workers[0].root))
     try:
         answer = await pool.draw(request, folder)
@@ -68,8 +66,10 @@ class ClusterPool:
         logging.getLogger("distributed").setLevel(logging.ERROR)
         self.client = await Client(self.address, asynchronous=True, set_as_default=False)
         await self.refresh()
-        await self.client.run(warm_here, self.theme, self.timeout)
-        self.ready.set()
+        try:
+            await self.client.run(warm_here, self.theme, self.timeout)
+        finally:                        # a worker that failed to warm starts with its first still
+            self.ready.set()
         while True:                     # workers come and go
             await asyncio.sleep(2)
             await self.refresh()

@@ -80,6 +80,11 @@ class Videos:
             self.kill(job)
         return job.view(None)
 
+    def started(self, job: Job) -> None:
+        """A render whose process has just started: cancelled meanwhile, it ends now."""
+        if job.state != "running":
+            self.kill(job)
+
     def kill(self, job: Job) -> None:
         if job.proc is not None and job.proc.returncode is None:
             try:
@@ -98,8 +103,7 @@ class Videos:
                     sys.executable, str(RENDER), job.clip, *job.args, *voice, "--quality", job.quality,
                     "--format", "mp4", "--lang", job.lang, "--theme", self.theme, "--out", str(folder), cwd=str(self.store.root),
                     stdin=asyncio.subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
-            if job.state != "running":              # cancelled while it started: it ends now
-                self.kill(job)
+            self.started(job)
             planner = asyncio.create_task(self.plan(job))
             started = time.monotonic()
             while job.proc.returncode is None:

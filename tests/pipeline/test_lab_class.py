@@ -273,6 +273,62 @@ def test_a_cancel_at_any_moment_of_a_videos_start_stops_it(tmp_path, monkeypatch
     assert alive is not None and not free
 
 
+def hours_of_silence(path, hours=1.0):
+    """An Ogg Opus take of `hours` of silence (one packet muxed again and again: seconds to make,
+    about a megabyte an hour)."""
+    import av
+    import numpy as np
+    with av.open(str(path), "w", format="ogg") as box:
+        stream = box.add_stream("libopus", rate=48000, layout="mono")
+        frame = av.AudioFrame.from_ndarray(np.zeros((1, 960 * 10), dtype=np.int16), format="s16", layout="mono")
+        frame.rate = 48000
+        packet = list(stream.encode(frame))[3]
+        for n in range(int(hours * 3600 * 50)):
+            again = av.Packet(bytes(packet))
+            again.pts = again.dts = n * 960
+            again.time_base, again.stream = packet.time_base, stream
+            box.mux(again)
+    return path.read_bytes()
+
+
+def take_refused_while_health_waits(url, take):
+    """PUT a long take while /health is asked every 50 ms: the take's answer and /health's longest wait."""
+    assert post(url + "api/script", {"clip": CLIP}, timeout=120)[0] == 200          # the set the page records
+    waits, stop = [], threading.Event()
+
+    def health():
+        while not stop.is_set():
+            t = time.monotonic()
+            status_of(url + "health")
+            waits.append(time.monotonic() - t)
+            time.sleep(0.05)
+    watcher = threading.Thread(target=health)
+    watcher.start()
+    try:
+        request = urllib.request.Request(url + f"api/takes/zh/{CLIP}/1", data=take, method="PUT",
+                                         headers={"Content-Type": "audio/ogg"})
+        try:
+            with urllib.request.urlopen(request, timeout=60) as r:
+                answer = r.status, r.read()
+        except urllib.error.HTTPError as err:
+            answer = err.code, err.read()
+        time.sleep(0.2)
+    finally:
+        stop.set()
+        watcher.join()
+    return answer, max(waits)
+
+
+def test_a_take_of_hours_is_refused_without_holding_up_the_lab(pair, tmp_path, tmp_path_factory):
+    take = hours_of_silence(tmp_path / "hours.ogg", hours=2.0)
+    (status, body), longest = take_refused_while_health_waits(pair[0], take)
+    assert status == 422 and b"at most 300 s" in body and longest < 1.0, (status, body, longest)
+    # planted: the take decoded whole inside the server's loop
+    for url, _, _ in lab_server(tmp_path_factory, "--workers", "1", plant="take-in-loop"):
+        (status, body), longest = take_refused_while_health_waits(url, take)
+        assert status == 422 and longest > 1.0, longest
+
+
 # a dask cluster -----------------------------------------------------------------------------------
 
 def test_a_two_worker_cluster_draws_on_both_and_its_stills_equal_the_local_ones(pair, tmp_path_factory):

@@ -5,6 +5,7 @@ the faults a network found mended: a cancel while a video starts, a lone surroga
 sockets that stall half-way through a request line. Each mend beside its fault planted back
 (tests/support/plants: the same server process with the old code)."""
 import asyncio
+import io
 import os
 import signal
 import socket
@@ -13,6 +14,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -331,7 +333,7 @@ def test_a_take_of_hours_is_refused_without_holding_up_the_lab(pair, tmp_path, t
 
 # a dask cluster -----------------------------------------------------------------------------------
 
-def test_a_two_worker_cluster_draws_on_both_and_its_stills_equal_the_local_ones(pair, tmp_path_factory):
+def test_a_two_worker_cluster_draws_on_both_its_stills_equal_the_local_ones_and_it_renders_videos(pair, tmp_path_factory):
     import logging
     import numpy as np
     from PIL import Image
@@ -360,6 +362,46 @@ def test_a_two_worker_cluster_draws_on_both_and_its_stills_equal_the_local_ones(
                         pictures.append(np.asarray(Image.open(r).convert("RGB")))
                 assert np.array_equal(*pictures), n
                 assert body["numbers"] == here["numbers"]
+            video_on_the_cluster(url)
+
+
+def cluster_renders():
+    """render.py processes the cluster's workers run for the lab's videos (their folders lab-video-*)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and b"lab-video-" in (proc / "cmdline").read_bytes():
+                found.append(int(proc.name))
+        except OSError:
+            continue
+    return found
+
+
+def video_on_the_cluster(url):
+    """A tiny video rendered on a dask worker comes back whole and plays; one cancelled mid-render
+    leaves no render behind."""
+    import av
+    status, job = post(url + "api/video", {"clip": CLIP, "quality": "tiny", "session": "v"})
+    assert status == 202
+    end = time.monotonic() + 180
+    while job["state"] not in ("done", "failed") and time.monotonic() < end:
+        time.sleep(0.5)
+        job = get(url + f"api/jobs/{job['key']}")[1]
+    assert job["state"] == "done", job
+    with urllib.request.urlopen(url + job["files"]["mp4"].lstrip("/"), timeout=30) as r:
+        data = io.BytesIO(r.read())
+    with av.open(data) as box:
+        assert sum(1 for _ in box.decode(video=0)) > 10
+    status, other = post(url + "api/video", {"clip": "dropout", "quality": "tiny", "session": "v"})
+    end = time.monotonic() + 60
+    while not cluster_renders() and time.monotonic() < end:
+        time.sleep(0.2)
+    assert cluster_renders()
+    assert post(url + f"api/jobs/{other['key']}/cancel", raw=b"")[1]["state"] == "cancelled"
+    end = time.monotonic() + 10
+    while cluster_renders() and time.monotonic() < end:
+        time.sleep(0.2)
+    assert cluster_renders() == []
 
 
 if sys.platform != "linux":                                   # process groups, /proc

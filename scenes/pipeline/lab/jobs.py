@@ -7,7 +7,6 @@ request field ever becomes a path.
 """
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import os
@@ -17,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from scenes.kit.text.lang import LANGS
 from scenes.pipeline.jobs.registry import specs
@@ -122,7 +121,7 @@ class Job:
     error: str | None = None
     plays: int | None = None
     voice: Callable[[Path], Path] | None = field(default=None, repr=False)   # makes its --voice folder
-    proc: asyncio.subprocess.Process | None = field(default=None, repr=False)
+    proc: Any = field(default=None, repr=False)     # its process here, or its render on the cluster
     session: str = "page"              # the page that asked first (at most PER_SESSION waiting each)
     created: float = field(default_factory=time.monotonic)
 

@@ -60,7 +60,7 @@ def make_app(root: Path, jobs: int = 1, cap_mb: int = 2048, hosts: list[str] | N
     pool: LocalPool | ClusterPool = (ClusterPool(scheduler, STILL_SECONDS, theme) if scheduler else
                                      LocalPool(store.root, workers, STILL_SECONDS, theme))
     stills = Stills(pool, store)
-    videos = Videos(store, stills, jobs, theme=theme)
+    videos = Videos(store, stills, jobs, theme=theme, cluster=pool if isinstance(pool, ClusterPool) else None)
     body = json_body
 
     async def compute(request: Request) -> Response:

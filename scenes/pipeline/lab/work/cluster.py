@@ -97,3 +97,69 @@ class ClusterPool:
     async def stop(self) -> None:
         if self.client is not None:
             await self.client.close()
+
+
+def render_here(args: list[str], cancel: str, limit: float) -> dict[str, Any]:
+    """A video on this dask worker: render.py ARGS into a folder of its own, stopped when the lab's
+    Event `cancel` is set or past `limit` s; its exit code, files (name: bytes) and last log line."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    from distributed import Event
+    from scenes.pipeline.lab.jobs import RENDER
+    folder = Path(tempfile.mkdtemp(prefix="lab-video-"))
+    stop = Event(cancel)
+    try:
+        with open(folder / ".render.log", "wb") as log:
+            proc = subprocess.Popen([sys.executable, str(RENDER), *args, "--out", str(folder)], cwd=str(folder),
+                                    stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
+            started = time.monotonic()
+            while proc.poll() is None:
+                try:
+                    proc.wait(0.5)
+                except subprocess.TimeoutExpired:
+                    pass
+                if proc.poll() is None and (stop.is_set() or time.monotonic() - started > limit):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
+        files = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file() and not p.name.startswith(".")}
+        lines = [ln for ln in (folder / ".render.log").read_text("utf-8", "replace").splitlines() if ln.strip()]
+        return {"code": proc.returncode, "files": files, "log": "\n".join(lines[-20:])}
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+class RemoteRender:
+    """A video render on the cluster, as the video pool sees a render's process: `returncode`
+    once it ends, `wait()`, `stop()`; its files written into `folder` whole, its log beside them."""
+
+    def __init__(self, pool: ClusterPool, args: list[str], folder: Path, limit: float) -> None:
+        self.pool, self.folder = pool, folder
+        self.returncode: int | None = None
+        self.cancel = f"lab-cancel-{folder.name}-{os.urandom(4).hex()}"
+        self.future = pool.client.submit(render_here, args, self.cancel, limit, pure=False, retries=1)
+        self.collected = asyncio.create_task(self.collect())
+
+    async def collect(self) -> None:
+        try:
+            reply = await self.future
+        except Exception as err:        # its workers died, or it was cancelled
+            (self.folder / "render.log").write_text(f"Error: the cluster's render failed: {type(err).__name__}: {err}")
+            self.returncode = 1
+            return
+        (self.folder / "render.log").write_text(reply["log"], "utf-8")
+        for name, data in reply["files"].items():
+            if "/" not in name and not name.startswith("."):
+                part = self.folder / f".{name}.part"
+                part.write_bytes(data)
+                os.replace(part, self.folder / name)
+        self.returncode = int(reply["code"])
+
+    async def wait(self) -> int | None:
+        await asyncio.shield(self.collected)
+        return self.returncode
+
+    def stop(self) -> None:
+        from distributed import Event
+        asyncio.create_task(Event(self.cancel, client=self.pool.client).set())

@@ -2,7 +2,9 @@
 (with `--voice LAB/KEY/voice` when it uses the recording page's takes) in its own process
 group (a crash or a kill stays there), at most N at once, the rest queued with a position;
 progress is Manim's finished animations (its partial movie files) over the clip's plays,
-which a warm worker counts in a dry build while the render starts. A cancel at any moment stops
+which a warm worker counts in a dry build while the render starts. With a dask cluster
+(cluster.py) a video renders on one of its workers and its files come back whole (no progress
+is seen until then); a voiced one renders here, where its takes are. A cancel at any moment stops
 the render: one asked for before its process exists is killed as soon as it does.
 Each page has at most PER_SESSION videos waiting."""
 from __future__ import annotations
@@ -15,6 +17,7 @@ import sys
 import time
 
 from scenes.pipeline.lab.jobs import RENDER, Busy, Job, Store
+from scenes.pipeline.lab.work.cluster import ClusterPool, RemoteRender
 from scenes.pipeline.lab.work.queue import Stills
 
 
@@ -23,8 +26,8 @@ PER_SESSION = 2            # videos one page may have waiting
 
 class Videos:
     def __init__(self, store: Store, stills: Stills, jobs: int, max_queue: int = 64,
-                 time_limit: float = 1800.0, theme: str = "dark") -> None:
-        self.store, self.stills, self.slots, self.theme = store, stills, jobs, theme
+                 time_limit: float = 1800.0, theme: str = "dark", cluster: ClusterPool | None = None) -> None:
+        self.store, self.stills, self.slots, self.theme, self.cluster = store, stills, jobs, theme, cluster
         self.max_queue, self.time_limit = max_queue, time_limit
         self.jobs: dict[str, Job] = {}
         self.queue: list[str] = []
@@ -86,7 +89,9 @@ class Videos:
             self.kill(job)
 
     def kill(self, job: Job) -> None:
-        if job.proc is not None and job.proc.returncode is None:
+        if isinstance(job.proc, RemoteRender):
+            job.proc.stop()
+        elif job.proc is not None and job.proc.returncode is None:
             try:
                 os.killpg(job.proc.pid, signal.SIGKILL)      # the render and anything it started
             except ProcessLookupError:
@@ -98,11 +103,16 @@ class Videos:
             self.store.forget(job.key)                         # a failed or cancelled earlier try
             folder.mkdir(parents=True)
             voice = ["--voice", str(job.voice(folder / "voice"))] if job.voice else []
-            with open(folder / "render.log", "wb") as log:
-                job.proc = await asyncio.create_subprocess_exec(
-                    sys.executable, str(RENDER), job.clip, *job.args, *voice, "--quality", job.quality,
-                    "--format", "mp4", "--lang", job.lang, "--theme", self.theme, "--out", str(folder), cwd=str(self.store.root),
-                    stdin=asyncio.subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
+            args = [job.clip, *job.args, *voice, "--quality", job.quality, "--format", "mp4", "--lang", job.lang,
+                    "--theme", self.theme]
+            if self.cluster is not None and not voice:         # the takes are here: a voiced video renders here
+                await asyncio.wait_for(self.cluster.ready.wait(), 120)
+                job.proc = RemoteRender(self.cluster, args, folder, self.time_limit)
+            else:
+                with open(folder / "render.log", "wb") as log:
+                    job.proc = await asyncio.create_subprocess_exec(
+                        sys.executable, str(RENDER), *args, "--out", str(folder), cwd=str(self.store.root),
+                        stdin=asyncio.subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
             self.started(job)
             planner = asyncio.create_task(self.plan(job))
             started = time.monotonic()

@@ -97,3 +97,18 @@ def test_no_clip_imports_another():
     crossing = [(m, d) for m, deps in graph().items() for d in deps
                 if clip_of(m) and clip_of(d) and clip_of(d) != clip_of(m)]
     assert crossing == []
+
+
+def crowded(root):
+    """Folders of more than 12 modules (an __init__ aside): the layout asks for a sub-package."""
+    folders = {p.parent for p in root.rglob("*.py") if "__pycache__" not in p.parts}
+    return sorted(str(f.relative_to(root)) for f in folders
+                  if sum(1 for p in f.glob("*.py") if p.name != "__init__.py") > 12)
+
+
+def test_no_folder_holds_more_than_twelve_modules(tmp_path):
+    assert crowded(ROOT / "scenes") == []
+    for n in range(13):                                        # planted: a thirteenth module
+        (tmp_path / "lab").mkdir(exist_ok=True)
+        (tmp_path / "lab" / f"m{n}.py").write_text("")
+    assert crowded(tmp_path) == ["lab"]

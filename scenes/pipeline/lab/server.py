@@ -19,6 +19,7 @@ import asyncio
 import html
 import json
 import socket
+import time
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, AsyncIterator
@@ -48,6 +49,7 @@ PAGE = Path(__file__).with_name("lab.html")
 MAX_BODY = 64 * 1024                  # bytes of one request
 RECORD, RECORD_ALL = "录音", "整章录音"    # the index's links to the recording pages (en: the catalogue)
 STILL_SECONDS = 120.0                 # a still that takes longer is stopped (its worker restarted)
+TRIM_SECONDS = 2.0                    # the lab's folder walked for its cap at most this often
 CONNECTIONS = 2048                    # open at once (a stalled one closes after door.HEADER_SECONDS)
 
 
@@ -89,8 +91,16 @@ def make_app(root: Path, jobs: int = 1, cap_mb: int = 2048, hosts: list[str] | N
             raise Refused(409, "superseded by a newer edit")
         if "error" in result:
             raise Refused(500 if result.get("failed") else 422, result["error"], result.get("field"))
-        store.trim(videos.busy() | set(stills.inflight) | {key})
-        return JSONResponse(still_view(store, key, ask.step, ask))
+        await trim(key)
+        return JSONResponse(await asyncio.to_thread(still_view, store, key, ask.step, ask))   # reads its manifest
+
+    async def trim(key: str) -> None:
+        """The folder walked for its cap at most every TRIM_SECONDS, off the loop."""
+        now = time.monotonic()
+        if now - trimmed[0] >= TRIM_SECONDS:
+            trimmed[0] = now
+            await asyncio.to_thread(store.trim, videos.busy() | stills.inflight | {key})
+    trimmed = [0.0]
 
     recorder = Recorder(store, stills, body, theme)
 

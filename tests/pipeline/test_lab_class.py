@@ -1,6 +1,8 @@
 """The lab for a class: stills on a pool of warm workers (a worker killed mid-still: its still is
 drawn again, another page's arrives unaffected), every page in turn (one page's burst of edits
-delays another page's edit by at most one still a worker), the class code beyond loopback, and
+delays another page's edit by at most one still a worker), the class code beyond loopback (over
+HTTP and in Chromium: a student who opens the address works on), stills and videos on a dask
+cluster, and
 the faults a network found mended: a cancel while a video starts, a lone surrogate in a request,
 sockets that stall half-way through a request line. Each mend beside its fault planted back
 (tests/support/plants: the same server process with the old code)."""
@@ -22,6 +24,7 @@ from scenes.pipeline.lab.door import HEADER_SECONDS
 from scenes.pipeline.lab.jobs import Job, Store
 from scenes.pipeline.lab.work import videos as pool_of_videos
 from scenes.pipeline.lab.work.queue import Stills
+from support.browser import wait_for as wait
 from support.lab_client import get, lab_server, post
 
 CLIP = "causal-mask"
@@ -146,12 +149,19 @@ def door_problems(url, code):
     return problems
 
 
-def test_a_lab_beyond_loopback_asks_for_its_class_code(pair, tmp_path_factory):
+def test_a_lab_beyond_loopback_asks_for_its_class_code(pair, tmp_path_factory, chromium):
     lines = []
     for url, _, _ in lab_server(tmp_path_factory, "--host", "0.0.0.0", "--code", "blue-lion-42", "--workers", "1",
-                                warm=False, seen=lines):
+                                seen=lines):
         assert "/?code=blue-lion-42 " in lines[0]
         assert door_problems(url, "blue-lion-42") == []
+        browser = chromium(size=(1300, 900))                  # a student opens the address, then a clip
+        browser.get(url + "clip/causal-mask")
+        assert "class code" in browser.page_source
+        browser.get(url + "?code=blue-lion-42")
+        browser.get(url + "clip/causal-mask")
+        state = wait(browser, "lab", lambda s: s["stills"] >= 1 and not s["pending"] and not s["computing"], 90)
+        assert state["error"] is None and state["numbers"]
     for url, _, _ in lab_server(tmp_path_factory, "--host", "0.0.0.0", "--workers", "1", warm=False, seen=lines):
         code = lines[1].split("?code=")[1].split()[0]            # a new code, printed in the address
         assert len(code) >= 8 and door_problems(url, code) == []

@@ -16,7 +16,9 @@ For each lab:
         stills a second (the pool's capacity);
   class of N (--sizes): each student edits every --every seconds (first edits spread over one
         period) for --minutes: numbers and stills p50/p95/max, 429s, 5xx and other errors, each
-        student's own median still wait, and whether each student's last edit got its still.
+        student's own median still wait (the largest over the class's median, and over the median of
+        the students on the same clip: a causal-mask still costs about three of multihead's), and
+        whether each student's last edit got its still.
 A still superseded by the same student's newer edit (409) is not a loss: the newer one answers.
 Everything stops by itself: every request has a timeout, every phase a deadline, servers are
 stopped at the end. Only 127.0.0.1 is spoken to. Timing is measured here; tests never assert on time.
@@ -129,11 +131,17 @@ def summary(students, seconds):
                     "p95_ms": round(1000 * quantile(numbers, 95)), "max_ms": round(1000 * max(numbers or [0]))},
         "stills": {"n": len(stills), "p50_s": round(quantile(stills, 50), 2), "p95_s": round(quantile(stills, 95), 2),
                    "max_s": round(max(stills or [0]), 2), "per_s": round(len(stills) / seconds, 2)},
+        "stills_p50_s_by_clip": {c: round(statistics.median([x for s in students if s.clip == c for x in s.stills]), 2)
+                                 for c in CLIPS if any(s.stills for s in students if s.clip == c)},
         "superseded_409": sum(c == 409 for _, c in codes), "busy_429": sum(c == 429 for _, c in codes),
         "5xx": sum((c or 0) >= 500 for _, c in codes), "other_errors": sum(c not in (200, 409, 429) and (c or 0) < 500
                                                                           for _, c in codes),
         "last_edit_answered": sum(bool(s.last_ok) for s in students),
         "student_median_max_over_class_median": round(max(medians) / statistics.median(medians), 2) if medians else None,
+        "student_median_max_over_same_clip_median": round(max(
+            statistics.median(s.stills) / statistics.median([statistics.median(o.stills) for o in students
+                                                              if o.clip == s.clip and o.stills])
+            for s in students if s.stills), 2) if medians else None,
     }
 
 

@@ -183,7 +183,8 @@ def given_option(label: str, value: Any, inputs: Mapping[str, Any]) -> str | Non
 
 @dataclass(frozen=True)
 class Given:
-    """The number is the input option `option` (its entry `at`, or the label's own last indices)."""
+    """The number is the input option `option` (its entry `at`, or at the label's own indices:
+    chosen[1].mask[0] of masks is masks[1][0])."""
     option: str
     at: tuple[int, ...] | None = None
 
@@ -218,7 +219,7 @@ def kind(label: str, value: Any, made_as: str | None, inputs: Mapping[str, Any],
             continue
         at = [int(k) for k in AT.findall(label)]
         if isinstance(word, Given):
-            where = word.at if word.at is not None else at[len(at) - _depth(inputs.get(word.option)):]
+            where = word.at if word.at is not None else at
             return {"given": word.option} if same(entry(inputs, word.option, where), value) else {}
         if isinstance(word, Const):
             return {"const": word.why}
@@ -250,10 +251,3 @@ def _filled(templates: Iterable[str], at: list[int], drawn: Iterable[str]) -> li
             out.append(name)
     return out
 
-
-def _depth(value: Any) -> int:
-    """How many indices an input takes (a matrix 2, a list 1, a list of masks "101" 2, a number 0)."""
-    depth = 0
-    while isinstance(value, (list, tuple)) and value or isinstance(value, str) and len(value) > 1:
-        depth, value = depth + 1, value[0]           # a string of bits ("101") is indexed too
-    return depth

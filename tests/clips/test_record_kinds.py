@@ -1,6 +1,7 @@
 """Every record says what it is (SPEC.md's manifest fields): `given` (the input option it shows),
 `const` (with the words that say why: an index, a shape, a section, a constant of the lesson) or
-`op` and `from` (computed), for every number of every clip's default and every preset; a `given`
+`op` and `from` (computed), for every number of every clip's default and every preset (and of a
+sample of generated legal inputs); a `given`
 names an option of the manifest's inputs and holds one of its entries, and a record that is an
 input's own entry (q[1][0] = the q given) is never recorded as a constant or left unsaid.
 
@@ -13,9 +14,11 @@ import re
 
 import pytest
 
-from conftest import ROOT, cli
+from conftest import ROOT, build, cli
+from support.cases import generated
 from support.dry_runs import dry_manifest
 from scenes.compute import provenance
+from scenes.pipeline.jobs.inputs import manifest_inputs
 from scenes.pipeline.jobs.registry import specs
 
 PRESETS = {p.stem: json.loads(p.read_text("utf-8"))["clip"] for p in sorted((ROOT / "assets/presets").glob("*.json"))}
@@ -87,6 +90,18 @@ def test_every_record_says_what_it_is(clip, preset):
     assert problems == [], "\n".join(problems[:30])
     kinds = {k for rec in m["numbers"] for k in ("given", "const", "op") if k in rec}
     assert "const" in kinds and "op" in kinds, kinds        # every clip draws a section id and computes
+
+
+@pytest.mark.sampled(3)
+@pytest.mark.parametrize("clip,seed", [(c, k) for k in range(2) for c in specs()])
+def test_every_record_of_a_generated_input_says_what_it_is(clip, seed):
+    """The clips' own generators' legal inputs (tests/support/cases.py), built without frames and
+    written as the runner writes the manifest (with its inputs)."""
+    raw, inputs = generated(clip, seed)
+    built = build(clip, inputs)
+    m = built.book.manifest(clip, json.loads(json.dumps(manifest_inputs(inputs))))
+    problems = kind_problems(m)
+    assert problems == [], f"{raw}\n" + "\n".join(problems[:30])
 
 
 def test_the_inputs_each_clip_draws_are_given():

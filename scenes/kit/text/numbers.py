@@ -88,7 +88,7 @@ class NumberBook:
         self.sources: dict[str, Any] = {}           # label -> provenance.Source, set by the clip
         self.says: dict[str, Any] = {}              # label pattern -> provenance.Given | Const | Made
         self.made_as: dict[str, str] = {}           # label -> how a number with no source was made
-        self._said_op: set[int] = set()             # records whose op and from provenance.kind said
+        self._said: dict[int, tuple] = {}           # record -> the fields provenance.kind gave it
         self.step = 0                               # the step being built (set by ClipScene)
 
     def made(self, text: Any) -> bool:
@@ -298,12 +298,11 @@ class NumberBook:
             source = self.sources.get(rec["label"])
             if source is not None:    # where it comes from (scenes/compute/provenance.py)
                 rec["from"], rec["op"] = list(source.sources), source.op
-            else:                     # an input (`given`) or a constant (`const`, and why): said again
-                for key in ("given", "const") + (("op", "from") if id(rec) in self._said_op else ()):
-                    rec.pop(key, None)  # for these inputs (a test's manifest may come first, without)
+            else:                     # an input (`given`) or a constant (`const`, and why), said anew
+                for key in self._said.pop(id(rec), ()):    # for these inputs (a test's may come first)
+                    rec.pop(key, None)
                 said = provenance.kind(rec["label"], rec["value"], self.made_as.get(rec["label"]), inputs,
                                        self.says, drawn, rec["step"])
                 rec.update(said)
-                if "op" in said:
-                    self._said_op.add(id(rec))
+                self._said[id(rec)] = tuple(said)
         return {"scene": scene_name, "inputs": inputs, "numbers": self.records}

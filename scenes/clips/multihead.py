@@ -71,6 +71,9 @@ class Multihead(ClipScene):
     def provenance(self) -> dict:
         return compute.drawn_sources(self.result.layouts)
 
+    def kinds(self) -> dict:
+        return compute.KINDS
+
     def compute(self) -> compute.HeadTrack:
         i = self.inputs
         self.stage = Stage(self)              # the tensor layout on screen, its tracking frame, info lines

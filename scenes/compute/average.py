@@ -13,7 +13,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from scenes.compute.provenance import Source
+from scenes.compute.provenance import SHAPE, Const, Source
 
 PLAIN_EXP_LIMIT = 10.0     # e^s is drawn as it is while |max s| <= this (e^10 ~ 22026)
 SHOWN_ONE = 5e-5           # a weight within this of 1 is drawn as 1.0000: one input is picked
@@ -154,3 +154,7 @@ def provenance(r: Lesson) -> dict[str, Source]:
         out[f"{name}_sum[0][0]"] = Source("sum", every(name))
     out["shift"] = Source("max", top)
     return out
+
+
+# what each number with no source is (provenance.kind): X's sizes, the two softmax dims compared
+KINDS = {r"rows|columns": Const(SHAPE), r"dim_last|dim_rows": Const("the softmax dim each line names")}

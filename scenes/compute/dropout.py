@@ -6,7 +6,7 @@ from itertools import product
 
 import numpy as np
 
-from scenes.compute.provenance import Source
+from scenes.compute.provenance import INDEX, Const, Given, Made, Source
 
 
 def dropout_row(weights, keep, p: float, mode: str = "train") -> np.ndarray:
@@ -208,3 +208,15 @@ def _samples(out: dict, r: DropoutLesson, n: int, scale: str | None) -> None:
             out[f"running_mean@{c}[{i}]"] = Source("mean", tuple(f"sample[{k}].row[{i}]" for k in range(c)))
         worst = int(np.argmax(np.abs(r.checkpoint_means[j] - r.weights)))
         out[f"gap[{j}]"] = Source("max abs difference", (f"running_mean@{c}[{worst}]", f"weights[{worst}]"))
+
+
+# what each number with no source is (provenance.kind): the masks named, listed or drawn, their counts
+KINDS = {r"formula\.(one|zero)": Const("a mask bit: kept 1, dropped 0"),
+         r"chosen\[\d+\]\.mask\[\d+\]": Given("masks"),
+         r"table\[\d+\]\.mask\[\d+\]": Const("every mask, in order"),
+         r"sample\[\d+\]\.mask\[\d+\]": Made("dropout draw", ("p", "seed")),
+         r"sample\[\d+\]": Const(INDEX),
+         r"mask_count": Made("two to the n", ("weights[*]",)),
+         r"listed_masks|listed_samples": Const("the rows a table lists"),
+         r"rest_count": Made("subtract", ("mask_count", "listed_masks")),
+         r"checkpoint\[\d+\]": Const("the sample counts the table lists, up to the samples drawn")}

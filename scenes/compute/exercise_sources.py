@@ -119,3 +119,28 @@ def shape_sources() -> dict:
     for name, (op, sizes) in rules.items():
         out.update({f"shapes.{name}[{k}]": Source(op, tuple(src)) for k, src in enumerate(sizes)})
     return out
+
+
+# what each number with no source is (provenance.kind): the exercises' numbers, the sizes asked,
+# the fixed example's sizes and the supplementary answers
+KINDS = {r"ex\.\S+": provenance.Const("the exercise's number"),
+         r"params\.d|params\.square\[\d+\]": provenance.Given("params", (0,)),
+         r"params\.heads": provenance.Given("params", (1,)),
+         r"shapes\.d_model": provenance.Given("shapes", (0,)), r"shapes\.heads": provenance.Given("shapes", (1,)),
+         r"shapes\.(time|batch)": provenance.Const("the exercise's example sizes"),
+         r"params\.(coefficient|power|projections)": provenance.Const("a count of the formula"),
+         r"params\.head_dim": provenance.Made("divide", ("params.d", "params.heads")),
+         r"params\.weight": provenance.Made("product", ("params.square[*]",)),
+         r"align\.max_diff": provenance.Made("max abs difference", ("align.out_v1[*][*]", "align.out_v2[*][*]")),
+         r"wrap\.(heads|width|book_d_out|book_width|d_out|d_in)": provenance.Const("the exercise's sizes"),
+         r"shapes\.(swap|key_swap)\[\d+\]": provenance.Const("the axes transpose swaps"),
+         r"wrap\.cat_dim|dim\.(wrong_axis|right_axis|one)": provenance.Const("a dim the code names"),
+         r"zeros\.(t|score|diagonal)": provenance.Const("the exercise's example"),
+         r"zeros\.(num|den)\[\d+\]\[\d+\]": provenance.Made("softmax as a fraction", ("zeros.masked[{0}][*]",)),
+         r"zeros\.masked\[\d+\]\[\d+\]": provenance.Made("triu", ("zeros.diagonal",)),
+         r"diag\.masked\[\d+\]\[\d+\]": provenance.Made("triu", ("diag.hide",)),
+         r"dim\.rows_off": provenance.Made("count rows not summing to one", ("dim.wrong_rows[*]",)),
+         r"diag\.(keep|hide)": provenance.Const("the diagonal the exercise compares"),
+         r"diag\.first_empty": provenance.Made("first row with no visible key", ("diag.visible[*]",)),
+         r"diag\.keep_visible|diag\.keep_weight": provenance.Made("with diagonal 1, row 0 sees itself", ("diag.keep",)),
+         r"row\[\d+\]": provenance.Const(provenance.INDEX)}

@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from scenes.compute.provenance import Source
+from scenes.compute.provenance import Given, Made, Source
 
 
 @dataclass(frozen=True)
@@ -289,3 +289,13 @@ def provenance(r: FutureCheck) -> dict[str, Source]:
     out.update({f"drop.{n}": Source(op, ("p", "seed", *more)) for n, op, more in (
         ("noise", "dropout runs", ()), ("both", "dropout runs", ("delta",)), ("shared", "shared dropout", ("delta",)))})
     return out
+
+
+# what each number with no source is (provenance.kind)
+KINDS = {"p": Given("dropout"), "future": Made("subtract", ("shape[1]", "prefix")),
+         r"future_grad|future_grad_off": Made("max over the future", ("loss",)),
+         "loss": Made("sum of squares of the prefix outputs", ("x[*][*][*]",)),
+         "visible": Made("count at or below the diagonal", ("shape[1]",)),
+         r"dropped\[\d+\]": Made("count dropped", ("p", "seed")),
+         "future_weight": Made("max over future keys", ("x[*][*][*]",)),
+         r"bug\.weights_gap": Made("max abs difference", ("x[*][*][*]",))}

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scenes.compute.provenance import Source, head_layouts as layout_sources
+from scenes.compute.provenance import INDEX, Const, Given, Made, Source, head_layouts as layout_sources
 
 
 @dataclass(frozen=True)
@@ -74,3 +74,15 @@ def drawn_sources(layouts):
             out[label] = Source(src.op, tuple("split" + s[len("back"):] if s.startswith("back") else s
                                               for s in src.sources))
     return out
+
+
+# what each number with no source is (provenance.kind): the sizes, the ids, the tracked id's place
+KINDS = {r"(start|error)\.shape\[[01]\]": Given("shape"), r"start\.shape\[2\]": Given("shape"),
+         r"error\.shape\[2\]": Given("error_d", ()), r"error\.heads": Given("error_heads"),
+         r"error\.split\[\d+\]": Made("divmod", ("error.shape[2]", "error.heads")),
+         "head_dim": Made("divide", ("start.shape[2]", "heads")), "count": Made("product", ("start.shape[*]",)),
+         r"start\[\d+\]\[\d+\]\[\d+\]": Const("an element's id, numbered in reading order"),
+         r"\w+\.group\[\d+\]\[\d+\]\[\d+\]": Const(INDEX),
+         r"track\.\w+\[\d+\]": Made("where the tracked id is", ("track",)),
+         r"transpose\.dims\[\d+\]": Const("the dims transpose swaps"),
+         "misplaced": Made("count misplaced", ("wrong[*][*][*]",))}

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scenes.compute.provenance import Source
+from scenes.compute.provenance import Const, Given, Made, Source
 from scenes.compute.stored import stored
 
 # The numbers written in the listing (each one is also what the computation below uses).
@@ -189,3 +189,14 @@ def sdpa_check(shape: tuple, seed: int) -> SdpaCheck:
     grad_q, grad_k, grad_v = (float((a - b).abs().max()) for a, b in zip(*grads))
     return SdpaCheck(tuple(int(n) for n in shape), forward, grad_q, grad_k, grad_v,
                      max(grad_q, grad_k, grad_v), float(torch.finfo(dtype).eps))
+
+
+# what each number with no source is (provenance.kind): the listing's constants, the sizes each
+# class is built with, float64's facts
+KINDS = {r"code\.\w+(\[\d+\])?": Const("a constant of the code listing"),
+         r"chapter\.cache": Const("the chapter's context length in the listing"),
+         r"(wrapper|mha|copied)\.heads|copied\.factor": Given("heads"),
+         r"(wrapper|mha|copied)\.d_in|(mha|copied)\.d_out": Given("shape", (2,)),
+         r"wrapper\.d_out": Made("divide", ("wrapper.d_in", "wrapper.heads")),
+         "masked": Made("count above the diagonal", ("shape.x[1]",)),
+         r"sdpa\.bits": Const("float64's bits"), r"sdpa\.eps": Const("float64's machine epsilon")}

@@ -281,3 +281,26 @@ def provenance(r: CausalLesson, diagonal: int, cached: int, causal: bool) -> dic
         out.update({f"shift_{run}[{i}]": sources.Source(
             "max abs difference", (f"{run}_before[{i}][{c}]", f"{run}_after[{i}][{c}]")) for i, c in enumerate(at)})
     return out
+
+
+def kinds(r: CausalLesson, cached: int) -> dict:
+    """What each number with no source is (provenance.kind): the mask cells by triu's rule, the
+    changed K and V (the last row plus delta), the cache view's rows and cells, counts of visible keys."""
+    made, const = sources.Made, sources.Const
+    return {"triu_diagonal": made("diagonal after the cache", ("cached",)) if cached else sources.Given("diagonal"), "cached": sources.Given("cached" if cached else "cache_view"),
+            "keys": const(sources.SHAPE), "scale": made("sqrt of the width", ("q[*][*]",)),
+            r"mask\[\d+\]\[\d+\]": made("triu", ("triu_diagonal",)),
+            r"mask_diagonal\d+\[\d+\]\[\d+\]": made("triu", ("variant_diagonal",)),
+            r"variant_diagonal|variant_triu": made("the other diagonal", ("triu_diagonal",)),
+            r"variant_nan_row": made("first row with no visible key", ("mask_diagonal*[*][*]",)),
+            r"nan_row": made("first row with no visible key", ("mask[*][*]",)),
+            r"visible\[\d+\]": made("count visible", ("mask[{0}][*]",)),
+            r"route_gap": made("max abs difference", ("weights[*][*]", "post_renormalised[*][*]")),
+            r"changed_row": made("last row", ("keys",)),
+            r"k_changed\[\d+\]\[\d+\]": made("add delta to the last row", ("k[{0}][{1}]", "delta")),
+            r"v_changed\[\d+\]\[\d+\]": made("add delta to the last row", ("v[{0}][{1}]", "delta")),
+            r"query\[\d+\]|cache_row\[\d+\]": made("position after the cache", ("cached",)),
+            r"fresh\[\d+\]\[\d+\]": made("tril", ("fresh_row[{0}]", "fresh_key[{1}]")),
+            r"cache_allowed\[\d+\]\[\d+\]": made("tril", ("cache_row[{0}]", "cache_key[{1}]")),
+            r"cache_visible\[\d+\]": made("count visible", ("cache_allowed[{0}][*]",)),
+            r"allowed_legend": const("the value the legend gives a visible cell")}

@@ -18,8 +18,10 @@ by which operation. No Manim, no values: the structure of the maths only.
 """
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass
-from typing import Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
 import numpy as np
 
@@ -139,3 +141,113 @@ def flat(label: str, sources: Mapping[str, Source]) -> tuple[str, ...]:
 
 def labels_of(name: str, shape: Iterable[int]) -> list[str]:
     return [name + "".join(f"[{k}]" for k in idx) for idx in np.ndindex(*tuple(shape))]
+
+
+# -- what a number with no source is: an input (`given`) or a constant (`const`, and why)
+PLAIN = re.compile(r"^([a-z_]+)((?:\[\d+\])*)$")     # name[i][j]: an input's own label
+AT = re.compile(r"\[(\d+)\]")
+INDEX, SHAPE, SECTION, BOOK = "index", "shape", "section", "a constant the book prints"
+
+
+def entry(inputs: Mapping[str, Any], name: str, at: Iterable[int]) -> Any:
+    """inputs[name][i][j]...; None where there is no such entry."""
+    value: Any = inputs.get(name)
+    try:
+        for k in at:
+            value = value[k]
+    except (TypeError, IndexError, KeyError):
+        return None
+    return value
+
+
+def same(a: Any, b: Any) -> bool:
+    """A recorded value (numbers, "-inf"/"nan" strings) equals an input's entry."""
+    if isinstance(a, bool) or isinstance(b, bool) or a is None or b is None:
+        return a is b
+    try:
+        x, y = float(a), float(b)
+    except (TypeError, ValueError):
+        return a == b
+    return (math.isnan(x) and math.isnan(y)) or math.isclose(x, y, rel_tol=1e-12, abs_tol=1e-15)
+
+
+def given_option(label: str, value: Any, inputs: Mapping[str, Any]) -> str | None:
+    """The input option a label shows (its name, as the manifest's `inputs` key): the label is the
+    option's own (q[1][0], delta) and its value is that option's entry."""
+    found = PLAIN.match(label)
+    if not found or found.group(1) not in inputs:
+        return None
+    at = [int(k) for k in AT.findall(found.group(2))]
+    return found.group(1) if same(entry(inputs, found.group(1), at), value) else None
+
+
+@dataclass(frozen=True)
+class Given:
+    """The number is the input option `option` (its entry `at`, or at the label's own indices:
+    chosen[1].mask[0] of masks is masks[1][0])."""
+    option: str
+    at: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Const:
+    """A constant, and why it is one: an index, a shape, a section, a value the lesson fixes."""
+    why: str
+
+
+@dataclass(frozen=True)
+class Made:
+    """Computed by `op` from `sources`: templates, {0} {1} … the label's indices, a `*` any index
+    of a drawn label (mask[{0}][*]: the row's drawn cells)."""
+    op: str
+    sources: tuple[str, ...] = ()
+
+
+Says = Mapping[str, "Given | Const | Made"]
+
+
+def kind(label: str, value: Any, made_as: str | None, inputs: Mapping[str, Any], says: Says = {},
+         drawn: Mapping[str, int] = {}, step: int | None = None) -> dict[str, Any]:
+    """What a record with no Source is: {"given": option}, {"const": why} or {"op", "from"}; {}
+    where nothing says. says: the clip's word for a label (a regular expression matching the
+    whole label); an option is named only where the value is its entry. Else the rules: a label
+    that is an option's own (q[1][0], delta) and holds its entry is given; a section id, a book's
+    constant, a position named by itself (key[2] = 2) and a shape drawn by index() are const."""
+    for pattern, word in says.items():
+        found = re.fullmatch(pattern, label)
+        if not found:
+            continue
+        at = [int(k) for k in AT.findall(label)]
+        if isinstance(word, Given):
+            where = word.at if word.at is not None else at
+            return {"given": word.option} if same(entry(inputs, word.option, where), value) else {}
+        if isinstance(word, Const):
+            return {"const": word.why}
+        return {"op": word.op, "from": _filled(word.sources, at, [d for d, n in drawn.items()
+                                                                  if step is None or n <= step])}
+    option = given_option(label, value, inputs)
+    if option is not None:
+        return {"given": option}
+    if made_as == SECTION or label == "const":
+        return {"const": SECTION if made_as == SECTION else BOOK}
+    at = AT.findall(label)
+    if made_as == INDEX and at and isinstance(value, int) and value == int(at[-1]):
+        return {"const": INDEX}
+    if made_as == INDEX and re.search(r"(^|[._])shape[\[.]", label):
+        return {"const": SHAPE}
+    return {}
+
+
+def _filled(templates: Iterable[str], at: list[int], drawn: Iterable[str]) -> list[str]:
+    """The templates with the label's indices in; a `*` stands for each drawn label that fits
+    (drawn: those drawn by the record's step)."""
+    out: list[str] = []
+    for t in templates:
+        name = t.format(*at)
+        if "*" in name:
+            pattern = re.compile(re.escape(name).replace(r"\*", r"\d+"))
+            out += [d for d in drawn if pattern.fullmatch(d) and d not in out]
+        else:
+            out.append(name)
+    return out
+

@@ -148,3 +148,16 @@ def provenance(r: ScoreGrid) -> dict[str, sources.Source]:
     out.update(sources.softmax_rows("weights_raw", "row.scores", np.zeros((1, n_k), bool)))
     out.update(sources.softmax_rows("weights_scaled", "row.scaled", np.zeros((1, n_k), bool)))
     return out
+
+
+def kinds(r: ScoreGrid) -> dict:
+    """What each number with no source is (provenance.kind): Q, K, V made from X and the weights
+    where X is given (else they are the inputs), the shape rule's sizes, the scale, the compared
+    row's peaks, the samples drawn."""
+    out: dict = {r"rule\.\w+\[\d+\]|d_k": sources.Const(sources.SHAPE), "scale": sources.Made("sqrt", ("d_k",)),
+                 r"variance\.samples": sources.Const("the samples the lesson draws at each width"),
+                 "peak_raw": sources.Made("max", ("weights_raw[0][*]",)),
+                 "peak_scaled": sources.Made("max", ("weights_scaled[0][*]",))}
+    if r.x is not None:
+        out.update({rf"{n}\[\d+\]\[\d+\]": sources.Made("dot", ("x[{0}][*]", f"w{n}[*][{{1}}]")) for n in "qkv"})
+    return out

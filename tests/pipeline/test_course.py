@@ -1,6 +1,7 @@
 """A lecturer's own edition: `render.py chapter --course FILE` renders every clip the course
 names with its inputs (checked by each clip's own rules first), and a course with mistakes is
-refused with every mistake at once, one line each, exit 2, nothing written."""
+refused with every mistake at once, one line each, exit 2, nothing written; a clip table naming a
+preset renders the preset's inputs (planted: the preset dropped after its check)."""
 import json
 
 from conftest import ROOT, run_cli
@@ -92,3 +93,41 @@ def test_a_light_chapters_renders_say_their_theme_wherever_they_run(tmp_path):
         style.use("dark")
     assert len(light) == len(dark)
     assert all(t.args[t.args.index("--theme") + 1] == "light" for t in light)
+
+
+def input_differences(drawn, want):
+    """The options whose rendered inputs (a manifest's) are not the wanted ones."""
+    return [f"{k}: rendered {drawn.get(k)!r}, the preset's {want[k]!r}" for k in sorted(want) if drawn.get(k) != want[k]]
+
+
+def test_a_course_naming_a_preset_renders_the_presets_inputs(tmp_path, monkeypatch):
+    """A clip table that names only a preset, rendered at tiny quality: the manifest's inputs are the
+    preset's (read as `render.py CLIP --preset NAME` reads it, not through the course). Planted: the
+    preset checked and then dropped (the clip's table keeps the book's inputs), the chapter's own
+    command line for the clip run as a dry run: the inputs it changes are named."""
+    from scenes.pipeline.jobs import course as courses
+    from scenes.pipeline.jobs.inputs import raw_inputs
+    from scenes.pipeline.jobs.registry import specs
+    from scenes.pipeline.run.chapter import tasks_for
+    from conftest import cli, inputs_for
+    clip, preset = "weighted-average", "journey-weighted-average"
+    course = tmp_path / "preset.toml"
+    course.write_text(f'[{clip}]\npreset = "{preset}"\n', "utf-8")
+    want = json.loads(json.dumps(manifest_inputs(inputs_for(clip, preset))))
+    render_chapter("tiny", tmp_path / "real", sections=False, clips=[clip], course=read_course(course))
+    drawn = json.loads((tmp_path / "real" / f"{clip}.numbers.json").read_text("utf-8"))["inputs"]
+    assert input_differences(drawn, want) == []
+    real = courses.clip_inputs
+
+    def dropped(name, table, tokens, shown):
+        raw, checked = real(name, table, tokens, shown)        # checked ...
+        return raw_inputs(name), checked                        # ... and dropped
+    monkeypatch.setattr(courses, "clip_inputs", dropped)
+    planted = tmp_path / "planted"
+    task = next(t for t in tasks_for(planted, "tiny", False, clips={clip: specs()[clip]}, course=read_course(course))
+                if t.args[0] == clip)
+    code, out = cli(*task.args, "--dry-run")
+    assert code == 0, out
+    drawn = json.loads((planted / f"{clip}.numbers.json").read_text("utf-8"))["inputs"]
+    named = {line.split(":")[0] for line in input_differences(drawn, want)}
+    assert named == {"x", "tokens"}, named

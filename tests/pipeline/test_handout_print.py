@@ -2,12 +2,14 @@
 video's), at 300 dpi or more at the size they are printed (poppler's pdfimages says), the grid's
 smallest number at 7 pt or more (its box in the layout record, at the printed frame's scale, over
 the number font's digit height read from the font file), no word of the grid set under 7 pt, and
-every caption still text that a reader finds. Planted: frames at 1080p (271 dpi) and the old grid
-(92 mm frames) are caught."""
+every caption still text that a reader finds, the grid's under its own frame (pdftotext, frame by
+frame). Planted: frames at 1080p (271 dpi), the old grid (92 mm frames) and the grid printing the
+next step's caption under each frame are caught."""
 import json
 import re
 import shutil
 import subprocess
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -80,9 +82,13 @@ def font_sizes(pdf):
             for size in re.findall(rb"/F\d+ ([\d.]+) Tf", page.get_contents().get_data())}
 
 
-def test_the_handout_prints_light_frames_sharp_and_its_words_stay_text(rendered, tmp_path):
+def test_the_handout_prints_light_frames_sharp_and_its_words_stay_text(rendered, tmp_path, monkeypatch):
+    """... and the grid prints under each frame its step's caption (pdftotext, frame by frame).
+    Planted (after the checks, the frames drawn already): the grid printing under each frame the next
+    step's caption; every frame but the last is named."""
     manifest = json.loads((rendered / f"{CLIP}.numbers.json").read_text("utf-8"))
     handout, grid = write_deck(rendered, "pdf", "zh", CLIP), write_deck(rendered, "pdf:grid", "zh", CLIP)
+    assert grid_problems(grid, manifest) == []
     assert handout.name == f"{CLIP}.pdf" and grid.name == f"{CLIP}.grid.pdf"
     assert len(images(handout)) == len(manifest["steps"]) == len(images(grid))
     assert dpi_problems(handout) == [] and dpi_problems(grid) == []
@@ -100,6 +106,16 @@ def test_the_handout_prints_light_frames_sharp_and_its_words_stay_text(rendered,
     first = Image.open(rendered / f"{CLIP}.sections" / "print-light" / "step-1.png")
     assert first.size == print_frames.PRINT_SIZE
     assert "#%02X%02X%02X" % first.getpixel((0, 0))[:3] == style.THEMES["light"]["background"]
+    real = deck_pdf.grid_pages
+
+    def next_caption(pdf, deck, section, frames, shape):
+        steps = section.steps
+        late = tuple(replace(s, caption=steps[min(n + 1, len(steps) - 1)].caption) for n, s in enumerate(steps))
+        return real(pdf, deck, replace(section, steps=late), frames, shape)
+    monkeypatch.setattr(deck_pdf, "grid_pages", next_caption)
+    problems = grid_problems(write_deck(rendered, "pdf:grid", "zh", CLIP), manifest)
+    named = {int(re.search(r"\(step (\d+)\)", p).group(1)) for p in problems}
+    assert named == set(range(1, len(manifest["steps"]))), problems
 
 
 def test_pdf_dark_keeps_the_videos_look(rendered):
@@ -125,3 +141,37 @@ def test_a_handout_of_other_inputs_than_rendered_is_refused(rendered):
     manifest_file.write_text(json.dumps(manifest, ensure_ascii=False), "utf-8")
     with pytest.raises(RuntimeError, match="inputs other than the book's"):
         write_deck(rendered, "pdf", "zh", CLIP)
+
+
+def grid_captions(pdf):
+    """Per page, the text printed under each frame, top to bottom (pdftotext -bbox: words grouped
+    into lines by their top, lines into blocks where a frame's height parts them; the running head
+    and the page number, the page's first and last blocks, left out)."""
+    pages = len(PdfReader(str(pdf)).pages)
+    out = []
+    for p in range(1, pages + 1):
+        html = subprocess.run(["pdftotext", "-bbox", "-f", str(p), "-l", str(p), str(pdf), "-"],
+                              capture_output=True, text=True, check=True, timeout=60).stdout
+        words = [(float(y0), float(y1), w) for y0, y1, w in
+                 re.findall(r'<word xMin="[\d.]+" yMin="([\d.]+)" xMax="[\d.]+" yMax="([\d.]+)">([^<]*)</word>', html)]
+        blocks, last = [], None
+        for y0, y1, w in sorted(words, key=lambda t: t[0]):
+            if last is None or y0 - last > 20:            # points: a caption's lines are ~10 apart
+                blocks.append("")
+            blocks[-1] += w
+            last = y0
+        out.append(blocks[1:-1])
+    return out
+
+
+def grid_problems(pdf, manifest):
+    """Frame by frame: the words under frame n are step n's caption (or its start and "…")."""
+    printed = [(p, k, words) for p, blocks in enumerate(grid_captions(pdf), 1) for k, words in enumerate(blocks, 1)]
+    captions = ["".join(st["caption"].split()) for st in manifest["steps"]]
+    out = [] if len(printed) == len(captions) else [f"{len(printed)} captions printed for {len(captions)} steps"]
+    for n, ((p, k, words), want) in enumerate(zip(printed, captions), 1):
+        words = words.replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
+        ok = words == want or (words.endswith("…") and len(words) > 8 and want.startswith(words[:-1]))
+        if not ok:
+            out.append(f"page {p} frame {k} (step {n}): prints {words!r}, step {n}'s caption is {want!r}")
+    return out

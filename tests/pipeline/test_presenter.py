@@ -282,3 +282,47 @@ def test_the_english_page_explains_in_english(browser, tmp_path):
     lit, text = opened(browser, wa, softmax, "weights[0][0]")
     assert lit == sources_in_frame(wa, softmax, "weights[0][0]")
     assert "1.0000 / 6.4366 = 0.1554" in text and "Where this number comes from" in text and not has_cjk(text)
+
+
+def page_data(path):
+    """The page's own data (what the script reads: const DATA = ...;) and its html lang."""
+    import re
+    text = Path(path).read_text("utf-8")
+    found = re.search(r"^const DATA = (.*);$", text, re.M)
+    return json.loads(found.group(1).replace("<\\/", "</")), re.search(r'<html lang="([^"]+)"', text).group(1)
+
+
+def title_problems(path, lang, clips):
+    """The page's sections and title-card steps against each clip's heading in `lang` (the registry's
+    words, not the page writer's); in English, no Chinese character anywhere in them."""
+    import re
+    data, said = page_data(path)
+    out = [] if said == lang == data["lang"] else [f"the page says lang {said!r} / {data['lang']!r}, not {lang!r}"]
+    titles = {s["section"]: s["title"] for s in data["sections"]}
+    cards = {st["section"]: st["caption"] for st in data["steps"] if st["video"].startswith(".titles/")}
+    for clip, spec in clips.items():
+        want = spec.heading(lang)
+        for where, got in (("section", titles.get(spec.section)), ("title card", cards.get(spec.section))):
+            wanted = want if where == "section" else f"{spec.section} {want}"
+            if got != wanted or (lang == "en" and re.search("[\u4e00-\u9fff]", got or "")):
+                out.append(f"{spec.section} {where}: {got!r}, the {lang} heading is {wanted!r}")
+    return out
+
+
+def test_the_english_chapters_own_page_names_its_sections_in_english(tmp_path, monkeypatch, tiny_chapter):
+    """chapter04.en.html as `render.py chapter --lang en` writes it (the chapter's own run, the
+    cheapest clip), read for its sections' titles; the tiny chapter's chapter04.html keeps the
+    Chinese ones. Planted: the English page written with the Chinese headings: every section named."""
+    from scenes.kit.scene.clip import Clip
+    from scenes.pipeline.run import chapter
+    clips = {c: s for c, s in specs().items() if c == "weighted-average"}
+    chapter.render_variants(["en"], ["tiny"], tmp_path, clips=list(clips))
+    assert title_problems(tmp_path / "chapter04.en.html", "en", clips) == []
+    assert title_problems(tiny_chapter / "chapter04.html", "zh", specs()) == []
+    real = Clip.heading
+    monkeypatch.setattr(Clip, "heading", lambda self, lang=None: real(self, "zh"))
+    page = chapter.presenter_page(chapter.Variant("en", "tiny", tmp_path), clips, False)
+    assert page.name == "chapter04.en.html"
+    monkeypatch.undo()
+    problems = title_problems(page, "en", clips)
+    assert len(problems) == 2 * len(clips), problems

@@ -6,6 +6,7 @@ is caught, and so is a text drawn in another colour at the same brightness (test
 VIDEO_CLIPS=all (environment) reads back every clip at 480p instead of the cheapest one.
 """
 import os
+import re
 import subprocess
 import sys
 
@@ -20,6 +21,7 @@ from scenes.kit.text import lang as language
 from scenes.kit.scene.base import ClipScene
 from scenes.pipeline.jobs.registry import specs
 from scenes.pipeline.run.runner import render_clip
+from support.subtitles import decoded_steps, script_problems, srt_problems
 from support.video import differences, section_problems, step_end_frames, video_problems
 
 TINY = (256, 144)
@@ -97,9 +99,9 @@ def test_every_number_reads_back_from_a_real_480p_video(clip, tmp_path, capsys):
 
 def test_an_english_mp4_ends_every_step_on_the_fast_paths_frame(tmp_path, fast, capsys):
     """The cheapest clip rendered in English at tiny quality ends each step on the English
-    fast path's frame."""
+    fast path's frame; its srt and script are its English steps (tests/support/subtitles.py)."""
     try:
-        render_clip(CHEAPEST, inputs_for(CHEAPEST), quality="tiny", out=tmp_path, lang="en")
+        render_clip(CHEAPEST, inputs_for(CHEAPEST), quality="tiny", out=tmp_path, lang="en", sections=True)
     finally:
         language.use(language.SOURCE)         # render_clip leaves its language in force
     mp4, m = tmp_path / f"{CHEAPEST}.en.mp4", manifest(tmp_path / f"{CHEAPEST}.en.numbers.json")
@@ -107,6 +109,12 @@ def test_an_english_mp4_ends_every_step_on_the_fast_paths_frame(tmp_path, fast, 
     with capsys.disabled():
         print(f"\nreal vs fast {CHEAPEST} en: {figures(mp4, m, fast(CHEAPEST, 'en'))}")
     assert video_problems(mp4, m, fast(CHEAPEST, "en")) == []
+    captions = [s["caption"] for s in m["steps"]]
+    assert not any(re.search("[\u4e00-\u9fff]", c) for c in captions), captions
+    fps, times = decoded_steps(tmp_path / f"{CHEAPEST}.en.sections")
+    problems = srt_problems((tmp_path / f"{CHEAPEST}.en.srt").read_text("utf-8"), captions, times, fps, "en")
+    problems += script_problems((tmp_path / f"{CHEAPEST}.en.script.md").read_text("utf-8"), captions, times, fps, "en")
+    assert problems == [], "\n".join(problems)
 
 
 def planted_render(tmp_path, monkeypatch, change):

@@ -67,6 +67,9 @@ class CausalMask(ClipScene):
         i = self.inputs
         return compute.provenance(self.result, i["diagonal"], i["cached"], i["causal"])
 
+    def kinds(self) -> dict:
+        return compute.kinds(self.result, self.inputs["cached"])
+
     def compute(self) -> compute.CausalLesson:
         i = self.inputs
         r = compute.causal_lesson(i["q"], i["k"], i["v"], i["track"], i["scale"], i["causal"],

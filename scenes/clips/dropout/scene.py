@@ -67,6 +67,9 @@ class Dropout(ClipScene):
     def provenance(self) -> dict:
         return compute.provenance(self.result)
 
+    def kinds(self) -> dict:
+        return compute.KINDS
+
     def construct(self) -> None:
         self.show_row()
         self.one_mask_at_a_time()

@@ -72,6 +72,9 @@ class Exercises(ClipScene):
     def provenance(self):
         return exercise_sources.sources(self.result)
 
+    def kinds(self) -> dict:
+        return exercise_sources.KINDS
+
     def construct(self):
         for name in self.inputs["only"]:
             getattr(self, "ex_" + name.replace(".", "_"))()

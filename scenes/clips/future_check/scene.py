@@ -67,6 +67,9 @@ class FutureCheck(ClipScene):
     def provenance(self) -> dict:
         return compute.provenance(self.result)
 
+    def kinds(self) -> dict:
+        return compute.KINDS
+
     def construct(self) -> None:
         self.show_inputs()
         self.runs(on=True)

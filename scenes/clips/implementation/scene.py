@@ -54,6 +54,9 @@ class Implementation(ClipScene):
     def provenance(self) -> dict:
         return {**compute.shape_sources(), **compute.sdpa_sources()}
 
+    def kinds(self) -> dict:
+        return compute.KINDS
+
     def construct(self) -> None:
         self.listing = parts.code_listing(self.book, self.result.shapes)
         self.band = None

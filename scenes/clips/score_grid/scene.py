@@ -96,6 +96,9 @@ class ScoreGrid(ClipScene):
     def provenance(self):
         return compute.provenance(self.result)
 
+    def kinds(self) -> dict:
+        return compute.kinds(self.result)
+
     def construct(self):
         self.projections()
         self.fill_scores()

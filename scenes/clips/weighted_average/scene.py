@@ -55,6 +55,9 @@ class WeightedAverage(ClipScene):
     def provenance(self) -> dict:
         return compute.provenance(self.result)
 
+    def kinds(self) -> dict:
+        return compute.KINDS
+
     def compute(self) -> compute.Lesson:
         widths = [self.book.label(self.book.user_text(t), size=style.LABEL_SIZE).width
                   for t in self.inputs["tokens"] or []]

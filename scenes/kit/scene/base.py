@@ -64,6 +64,7 @@ class ClipScene(Continuity, Scene):
         self.continuity()
         self.result = self.compute()
         self.book.sources = self.provenance()
+        self.book.says = self.kinds()
         self.show_title()
 
     def compute(self) -> Any:
@@ -73,6 +74,11 @@ class ClipScene(Continuity, Scene):
     def provenance(self) -> dict:
         """Label -> where it comes from (scenes/compute/provenance.py), for the manifest's
         `from` and `op`; none unless the clip says."""
+        return {}
+
+    def kinds(self) -> dict:
+        """Label pattern -> ("given", option) for a number that shows an input under a label of its
+        own, or ("const", why) for a constant, where the book's rules (provenance.kind) do not say."""
         return {}
 
     def show_title(self) -> None:

@@ -15,6 +15,7 @@ from typing import Any, Iterable
 
 from manim import MathTex, Mobject, Text
 
+from scenes.compute import provenance
 from scenes.kit.text import lang, style
 from scenes.kit.text.glyphs import NumberText, clone, settable
 
@@ -85,6 +86,9 @@ class NumberBook:
         self.kept: list[Mobject] = []
         self.spoken: set[str] = set()               # labels said in the narration
         self.sources: dict[str, Any] = {}           # label -> provenance.Source, set by the clip
+        self.says: dict[str, Any] = {}              # label pattern -> provenance.Given | Const | Made
+        self.made_as: dict[str, str] = {}           # label -> how a number with no source was made
+        self._said: dict[int, tuple] = {}           # record -> the fields provenance.kind gave it
         self.step = 0                               # the step being built (set by ClipScene)
 
     def made(self, text: Any) -> bool:
@@ -109,6 +113,7 @@ class NumberBook:
 
     def index(self, label: str, value: int) -> Shown:
         """Indices, shapes and coordinates are numbers too."""
+        self.made_as.setdefault(label, provenance.INDEX)
         return self.fmt(label, int(value))
 
     def grouped(self, label: str, value: int) -> Shown:
@@ -142,6 +147,7 @@ class NumberBook:
 
     def section(self, label: str, section_id: str) -> Shown:
         """A section id ("4.1", "4.10") drawn as the book writes it; recorded as its string."""
+        self.made_as[label] = provenance.SECTION
         return self._record(label, str(section_id), str(section_id))
 
     def user_text(self, text: str, source: str = "tokens") -> Shown:
@@ -282,10 +288,21 @@ class NumberBook:
         return self.register(mob, "label", self._shown(filled, [lab for s in slots for lab in s.labels]))
 
     def manifest(self, scene_name: str, inputs: dict) -> dict:
+        drawn: dict[str, int] = {}            # label -> the first step that draws it
+        for rec in self.records:
+            if rec["step"] is not None:
+                drawn[rec["label"]] = min(drawn.get(rec["label"], rec["step"]), rec["step"])
         for rec in self.records:      # said in the narration, never drawn
             if rec["step"] is None and rec["label"] in self.spoken:
                 rec["spoken"] = True
             source = self.sources.get(rec["label"])
             if source is not None:    # where it comes from (scenes/compute/provenance.py)
                 rec["from"], rec["op"] = list(source.sources), source.op
+            else:                     # an input (`given`) or a constant (`const`, and why), said anew
+                for key in self._said.pop(id(rec), ()):    # for these inputs (a test's may come first)
+                    rec.pop(key, None)
+                said = provenance.kind(rec["label"], rec["value"], self.made_as.get(rec["label"]), inputs,
+                                       self.says, drawn, rec["step"])
+                rec.update(said)
+                self._said[id(rec)] = tuple(said)
         return {"scene": scene_name, "inputs": inputs, "numbers": self.records}

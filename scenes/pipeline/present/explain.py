@@ -100,7 +100,7 @@ def without_sources(label: str, rec: dict, m: dict, lang: str) -> tuple[str, str
         return "constant", say(f"weights.{case}", lang, label=label, text=text)
     if op in words("explain")["fixed"]:                # a constant of the lesson, said what it is
         return "constant", say("with", lang, label=label, text=text, why=say(f"fixed.{op}", lang))
-    if op == "constant" or "const" in rec:
+    if op == "constant":
         return "constant", say("constant", lang, label=label, text=text)
     line = given(label, rec, m, lang)
     if line:
@@ -112,6 +112,8 @@ def without_sources(label: str, rec: dict, m: dict, lang: str) -> tuple[str, str
     at = indices(label)
     if isinstance(rec["value"], int) and rec.get("decimals") is None and len(at) == 1 and rec["value"] == at[0]:
         return "index", say("with", lang, label=label, text=text, why=say("index", lang, i=text))
+    if "const" in rec:                                 # the manifest says it is a constant
+        return "constant", say("constant", lang, label=label, text=text)
     return "none", say("none", lang, label=label, text=text)
 
 

@@ -12,8 +12,8 @@ from scenes.clips.causal_mask.parts import AREA
 from scenes.kit.text import lang, style
 from scenes.kit.draw.anim import Appear
 from scenes.kit.draw.grids import MatrixGrid
-from scenes.kit.compose.arrange import below, beside_or_below
-from scenes.kit.page.blocks import row_of
+from scenes.kit.compose.arrange import Part, below, beside, beside_or_below
+from scenes.kit.page.blocks import arrow, row_of
 from scenes.kit.page.marked import column, grid, vector_text
 from scenes.kit.text.numbers import NumberBook, Shown
 from scenes.kit.page.page import Page, phrase, plan, turn
@@ -78,9 +78,8 @@ def framed(g: MatrixGrid, pad_keys) -> MatrixGrid:
     return g
 
 
-def sign(book: NumberBook, text: str, left: MatrixGrid, right: MatrixGrid) -> VGroup:
+def at(mob, left: MatrixGrid, right: MatrixGrid):
     """'+' or '=' between two grids of a row, at the height of their cells."""
-    mob = book.label(text, size=style.TITLE_SIZE, color=style.MUTED)
     x = (left.boxes[0][-1].get_right()[0] + right.boxes[0][0].get_left()[0]) / 2
     y = (left.boxes[0][0].get_top()[1] + left.boxes[-1][0].get_bottom()[1]) / 2
     return mob.move_to([x, y, 0])
@@ -108,7 +107,7 @@ class PaddingStep:
                                header="padding 掩码", header_color=style.MUTED, **cols), s.pad_keys)
         self.causal = grid(book, "mask", s.causal, 0, header="因果掩码 M" if i["causal"] else "掩码关闭：M 全为零",
                            header_color=style.MASK, **cols)
-        self.union = framed(grid(book, "pad_union", s.union, 0, header="相加：任一处为 −∞ 就看不见", **cols),
+        self.union = framed(grid(book, "pad_union", s.union, 0, header="两者之和", **cols),
                             s.pad_keys)
         self.visible = column(book, "pad_visible", s.visible, decimals=0, hidden=s.visible == 0,
                               col_labels=["可见数"], col_color=style.ACCENT)
@@ -117,10 +116,9 @@ class PaddingStep:
         for j, pad in enumerate(s.pad_keys):
             if pad:
                 self.weights.col_labels[j].set_color(style.MUTED)
-        row_of([self.pad, self.causal, self.union], buff=0.9)
-        row_of([self.union, self.visible], buff=0.15)
-        self.plus = sign(book, "+", self.pad, self.causal)
-        self.equals = sign(book, "=", self.causal, self.union)
+        self.plus = book.label("+", size=style.TITLE_SIZE, color=style.MUTED)
+        self.equals = book.label("=", size=style.TITLE_SIZE, color=style.MUTED)
+        self.link = arrow(book)
         self.masks = VGroup(self.pad, self.plus, self.causal)
         self.sum = VGroup(self.equals, self.union, self.visible)
         check = book.label(CHECK, size=style.LABEL_SIZE, color=style.ACCENT)
@@ -132,23 +130,49 @@ class PaddingStep:
     def page(self, blocks, reveal, say) -> Page:
         return self.scene.page(self.caption, blocks, reveal, say)
 
+    # -- the ways the masks and their sum are laid out
+    def lay_masks(self) -> None:
+        row_of([self.pad, self.causal], buff=0.9)
+        at(self.plus, self.pad, self.causal)
+
+    def lay_sum(self) -> None:
+        """The sum on a line of its own: '=' before it, the visible keys beside it."""
+        row_of([self.union, self.visible], buff=0.15)
+        self.equals.next_to(self.union.box_group, LEFT, buff=0.3)
+
+    def plus_before(self) -> None:
+        self.plus.next_to(self.causal.box_group, LEFT, buff=0.3)
+
+    def in_a_row(self) -> None:
+        """padding + causal = sum, on one line."""
+        row_of([self.pad, self.causal, self.union], buff=0.9)
+        row_of([self.union, self.visible], buff=0.15)
+        at(self.plus, self.pad, self.causal)
+        at(self.equals, self.causal, self.union)
+
     def pages(self) -> list[Page]:
-        """One page; or the masks and their sum, then the softmax; or the masks, the sum, the softmax;
-        or each mask on a page of its own (large grids with long names)."""
-        top = VGroup(self.masks, self.sum)
+        """The masks and their sum on a line, the softmax below; or the masks above, the sum leading to
+        the softmax below; or the masks and their sum, then the softmax; or the masks, the sum, the
+        softmax; or each mask on a page of its own (large grids with long names)."""
+        top = Part(VGroup(self.masks, self.sum), [self.in_a_row])
+        masks, total = Part(self.masks, [self.lay_masks]), Part(self.sum, [self.lay_sum])
         bottom = beside_or_below(self.weights, self.notes, gap=0.6, edge=UP)
         say, last = self.say[:2], self.say[2:]
         shown = [[Appear(self.pad), Appear(self.plus), Appear(self.causal)],
                  [Appear(self.equals), Appear(self.union), Appear(self.visible)]]
         soft = [[Appear(self.weights)], [Appear(self.notes)]]
+        linked = [shown[0], shown[1] + [Appear(self.link)], soft[0], soft[1]]
         options = [
             [self.page(below(top, bottom, gap=0.45), shown + soft, self.say)],
-            [self.page(top, shown, say), self.page(bottom, soft, last)],
-            [self.page(self.masks, shown[:1], say[:1]), self.page(self.sum, shown[1:], say[1:]),
+            [self.page(below(masks, beside(total, self.link, self.weights, gap=0.3), self.notes, gap=0.4),
+                       linked, self.say)],
+            [self.page(below(masks, total, gap=0.4), shown, say), self.page(bottom, soft, last)],
+            [self.page(masks, shown[:1], say[:1]), self.page(total, shown[1:], say[1:]),
              self.page(bottom, soft, last)],
             [self.page(self.pad, [[Appear(self.pad)]], say[:1]),
-             self.page(VGroup(self.plus, self.causal), [[Appear(self.plus), Appear(self.causal)]], last[1:]),
-             self.page(self.sum, shown[1:], say[1:]), self.page(bottom, soft, last[:1])]]
+             self.page(Part(VGroup(self.plus, self.causal), [self.plus_before]),
+                       [[Appear(self.plus), Appear(self.causal)]], last[1:]),
+             self.page(total, shown[1:], say[1:]), self.page(bottom, soft, last[:1])]]
         return plan(self.book, options, AREA)
 
 

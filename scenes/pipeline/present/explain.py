@@ -78,7 +78,7 @@ def pad_rule(label, rec, m, lang):
     i, j = indices(label)[-2:]
     side, pads = m["inputs"].get("pad_side", "left"), m["inputs"].get("pad", 0)
     key = "mask.padding" if rec["value"] == "-inf" else "mask.unpadded"
-    return say(key, lang, label=label, text=rec["text"], i=i, j=j, p=pads, side=say(f"side.{side}", lang))
+    return say(key, lang, label=label, text=rec["text"], i=i, j=j, pads=pads, side=say(f"side.{side}", lang))
 
 
 RULES: list[tuple[re.Pattern, Callable[..., str]]] = [

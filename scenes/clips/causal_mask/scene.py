@@ -41,9 +41,10 @@ def rules(raw: dict) -> dict:
     pad_side = str(raw.get("pad_side", "left"))
     if pad_side not in ("left", "right"):
         raise InputError("pad_side", pad_side, "must be left or right")
-    return {"pad": pad, "pad_side": pad_side, "q": q, "k": k, "v": v, "track": track, "scale": not flag(raw.get("no_scale")),
+    return {"q": q, "k": k, "v": v, "track": track, "scale": not flag(raw.get("no_scale")),
             "causal": causal, "diagonal": diagonal, "cached": cached,
-            "tokens": tokens(raw.get("tokens"), len(k)), "delta": delta, "cache_view": cache_view}
+            "tokens": tokens(raw.get("tokens"), len(k)), "delta": delta, "cache_view": cache_view,
+            "pad": pad, "pad_side": pad_side}
 
 
 class CausalMask(ClipScene):

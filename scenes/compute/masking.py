@@ -6,6 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from scenes.compute import provenance as sources
+from scenes.compute.padding import PaddingLesson, padding_lesson
 from scenes.compute.scores import dot_scores, softmax, weighted_sum
 
 
@@ -175,13 +176,15 @@ class CausalLesson:
     unchanged: np.ndarray      # [T_q, 2] True where an output is exactly unchanged: on, off
     sees_changed: bool         # the tracked query sees the changed (last) key with the mask on
     cache: CacheView
+    padding: PaddingLesson     # 4.4's last paragraph: the pads, with the causal mask (compute/padding.py)
 
 
 def causal_lesson(q, k, v, track=0, scale=True, causal=True, diagonal=1, cached=0,
-                  delta=10.0, cache_view_c=3):
+                  delta=10.0, cache_view_c=3, pad=0, pad_side="left"):
     """The clip's five-step table, both mask routes, the other diagonal (0, or 1 when the
-    input masks it), the causality check with and without the mask, and the cache view
-    (C = cached, or cache_view_c when nothing is cached)."""
+    input masks it), `pad` pads on `pad_side` under the same causal mask (and on the other side),
+    the causality check with and without the mask, and the cache view (C = cached, or
+    cache_view_c when nothing is cached)."""
     steps = attention_steps(q, k, v, scale, causal, diagonal, cached)
     post = softmax_then_zero(steps.scaled, steps.mask)
     other = 1 if causal and diagonal == 0 else 0
@@ -208,7 +211,8 @@ def causal_lesson(q, k, v, track=0, scale=True, causal=True, diagonal=1, cached=
         verdict_on=verdict_on, verdict_off=verdict_off, nan_outputs=np.flatnonzero(verdict_on == "nan"),
         unchanged=np.stack([verdict_on == "same", verdict_off == "same"], -1),
         sees_changed=bool(checked_mask[track, -1] == 0),
-        cache=cache_view(n_q, cached if cached else cache_view_c, diagonal))
+        cache=cache_view(n_q, cached if cached else cache_view_c, diagonal),
+        padding=padding_lesson(steps.scaled, steps.v, pad, pad_side, steps.mask, cached))
 
 
 def split_heads_tensor(x, heads):

@@ -44,8 +44,8 @@ def test_lab_default_five_step_table(default_built):
     assert [built.value(f"output[1][{c}]")["text"] for c in range(2)] == ["0.3302", "0.6698"]
     assert built.value("shift_causal[1]")["text"] == "0"                 # exactly unchanged with the mask
     assert built.value("shift_open[1]")["text"] == "10.3876"              # moves without it
-    assert "有掩码时不变，无掩码时改变" in captions(built)[4]
-    assert len(captions(built)) == 6 and proven(built) == []
+    assert "有掩码时不变，无掩码时改变" in captions(built)[5]
+    assert len(captions(built)) == 7 and proven(built) == []
 
 
 def test_two_keys_preset_book_numbers():
@@ -68,7 +68,7 @@ def test_dry_run_two_keys_manifest(tmp_path):
     m = manifest(tmp_path / f"{CLIP}.numbers.json")
     assert {"0.6698", "0.3302", "13.3024"} <= {r["text"] for r in m["numbers"]}
     assert m["inputs"]["causal"] is False and m["inputs"]["delta"] == 10.0
-    assert m["steps"][0]["caption"].startswith("让查询") and len(m["steps"]) == 6
+    assert m["steps"][0]["caption"].startswith("让查询") and len(m["steps"]) == 7
 
 
 # ---------------------------------------------------------------- NaN, underflow, captions chosen by the data
@@ -140,6 +140,10 @@ def test_no_causal_steps_say_the_mask_is_off():
     (["--v", "1 x; 0 1; 1 1"], "--v"),
     (["--tokens", "a b"], "--tokens"),
     (["--preset", "dropout"], "--preset"),
+    (["--pad", "3"], "--pad"),                                    # pads < keys (3)
+    (["--pad", "-1"], "--pad"),
+    (["--pad", "1.5"], "--pad"),
+    (["--pad-side", "top"], "--pad-side"),
 ])
 def test_bad_input_one_line_exit_2_nothing_written(tmp_path, args, option):
     assert_refused(tmp_path, CLIP, args, option)
@@ -153,8 +157,8 @@ def test_no_causal_allows_q_and_k_of_different_lengths():
 # ---------------------------------------------------------------- a real render
 def test_tiny_real_render_reads_back(tiny_chapter):
     """The chapter's tiny render of the book's inputs (the tiny chapter, shared: not rendered again here)."""
-    captions = assert_video_with_captions(tiny_chapter, CLIP, 6)
-    assert captions[5][2].startswith("缓存视角")
+    captions = assert_video_with_captions(tiny_chapter, CLIP, 7)
+    assert captions[4][2].startswith("左 padding") and captions[6][2].startswith("缓存视角")
 
 
 # This clip's contract cases: every preset and generated inputs at the limits (tests/clips/test_contract.py).

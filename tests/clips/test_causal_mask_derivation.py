@@ -95,7 +95,7 @@ def test_a_table_split_over_two_pages_is_made_on_both(monkeypatch):
     built, moments, problems = derived(inputs_for(CLIP))
     assert problems == []
     captions = [c for _, _, c in built.scene.captions]
-    assert len(captions) == 7 and captions[0] == captions[1]
+    assert len(captions) == 8 and captions[0] == captions[1]
     steps = {r["label"]: r["derivation"]["step"] for r in built.manifest()["numbers"]
              if "where" in r.get("derivation", {})}
     assert steps == {"scores[1][0]": 1, "scaled[1][0]": 1, "weights[1][0]": 1, "output[1][0]": 2}

@@ -65,7 +65,7 @@ NARRATION = {
                       "the scores are further apart and more weight lands on the high-scoring keys: the largest "
                       "weight is 0.2507. Scaled, it is 0.2264, a flatter distribution. When scores differ too much, "
                       "the weight piles onto a few positions and some gradients become small."),
-    "causal-mask": (5, "Once the mask is written, how do we make sure the model doesn't peek at the future? We "
+    "causal-mask": (6, "Once the mask is written, how do we make sure the model doesn't peek at the future? We "
                        "change only the last row of K and V, row 2, adding 10 to each. With the mask, q1 cannot see "
                        "row 2: its weight there is exactly zero, and the output does not move at all. Switch the "
                        "mask off and it sees this row, and its output changes by 10.3876: a change in the future "

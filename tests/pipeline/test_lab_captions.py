@@ -88,10 +88,11 @@ def test_the_english_page_gets_the_english_caption(clip):
 
 
 def test_the_caption_follows_the_step_and_a_step_past_the_last_has_none():
-    views = [answered("causal-mask", {}, "zh", step) for step in (1, 5, 7)]
+    views = [answered("causal-mask", {}, "zh", step) for step in (1, 6, 8)]
     assert views[0]["caption"].startswith("让查询 q1") and views[1]["caption"].startswith("因果性检查")
-    assert views[2]["caption"] is None and len(views[2]["captions"]) == 6
-    assert answered("causal-mask", {"track": "2"}, "zh", 5)["caption"] == \
+    assert views[2]["caption"] is None and len(views[2]["captions"]) == 7
+    assert answered("causal-mask", {"pad_side": "right"}, "zh", 5)["caption"].startswith("右 padding：后 2 个键是 pad")
+    assert answered("causal-mask", {"track": "2"}, "zh", 6)["caption"] == \
         "因果性检查：只改 K、V 的最后一行；q2 本就看得见这一行，有无掩码输出都改变。"
 
 
@@ -168,7 +169,7 @@ d = dropout.dropout_lesson(np.array([0.2, 0.3, 0.5]), 0.5, "train",
 from scenes.compute import heads
 h = heads.track_element((1, 3, 4), 2, 2)
 m = {"shape": (1, 3, 4), "heads": 2, "wrong_merge": False, "error_d": 5, "error_heads": 2}
-print(captions("causal-mask", i, r, "en")[4]); print(captions("dropout", {}, d, "zh")[0])
+print(captions("causal-mask", i, r, "en")[5]); print(captions("dropout", {}, d, "zh")[0])
 print(captions("multihead", m, h, "zh")[4])
 from types import SimpleNamespace
 from scenes.compute import average, scores, future, implementation as code, exercises as ex

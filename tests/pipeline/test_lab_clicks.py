@@ -26,7 +26,8 @@ from support.lab_client import lab_server
 
 LABS = ("causal-mask", "dropout", "multihead")
 CODE_NAMES = {"softmax", "triu", "diagonal", "numpy", "default_rng", "train", "eval", "dropout", "delta", "eN",
-              "SDPA", "zeros", "shapes", "dim", "W_Q", "W_K", "W_V", "D_in", "d_k", "d_v", "torch"}
+              "SDPA", "zeros", "shapes", "dim", "W_Q", "W_K", "W_V", "D_in", "d_k", "d_v", "torch",
+              "pad", "padding", "left", "right"}     # the book says padding; --pad-side left|right
 
 
 @pytest.fixture(scope="module")

@@ -95,7 +95,50 @@ def oracle(inputs):
         out["variant_nan_row"] = empty[0]
     causality(out, q, k, v, i)
     cache_view(out, n_q, c or i["cache_view"], d)
+    padding(out, a, i)
     return out
+
+
+def pad_columns(n_k, pads, side):
+    """[T_k] True at the pad keys: a prefix of `pads` keys (left) or a suffix (right)."""
+    j = torch.arange(n_k)
+    return j < pads if side == "left" else j >= n_k - pads
+
+
+def padded(a, v, pads, side):
+    """The keys hidden by padding or by the step's causal mask; the weights (NaN in an empty row)."""
+    pad = pad_columns(a["hidden"].shape[1], pads, side)[None, :].expand_as(a["hidden"])
+    hidden = pad | a["hidden"]
+    weights = F.softmax(a["scaled"].masked_fill(hidden, -torch.inf), dim=-1)
+    return pad, hidden, weights
+
+
+def empty_slots(out, name, hidden):
+    rows = hidden.all(-1).nonzero().flatten().tolist()
+    if len(rows) == 1:
+        out[f"{name}_row"] = rows[0]
+    elif rows:
+        out[f"{name}_first"], out[f"{name}_last"] = rows[0], rows[-1]
+
+
+def padding(out, a, i):
+    """Step 5 (4.4's last paragraph): the padding mask, the causal mask (step 2's `mask`), their sum,
+    the keys each row sees, the weights; the other side's counts."""
+    pads, side = i["pad"], i["pad_side"]
+    pad, hidden, weights = padded(a, None, pads, side)
+    ninf = torch.tensor(-torch.inf, dtype=torch.float64)
+    zero = torch.tensor(0.0, dtype=torch.float64)
+    put(out, "pad_padding", torch.where(pad, ninf, zero))
+    put(out, "pad_union", torch.where(hidden, ninf, zero))
+    put(out, "pad_weights", weights)
+    out["pad_pads"] = pads
+    for r, n in enumerate((~hidden).sum(-1).tolist()):
+        out[f"pad_visible[{r}]"] = n
+    empty_slots(out, "pad", hidden)
+    _, other, _ = padded(a, None, pads, "right" if side == "left" else "left")
+    for r, n in enumerate((~other).sum(-1).tolist()):
+        out[f"pad_other_visible[{r}]"] = n
+    empty_slots(out, "pad_other", other)
 
 
 def post_route(out, a):
@@ -181,6 +224,9 @@ def legal_inputs(rng: random.Random) -> dict:
         raw["no_scale"] = True
     if rng.random() < 0.5:
         raw["tokens"] = " ".join(rng.choice(TOKENS) for _ in range(n_k))
+    if rng.random() < 0.8:                 # the padding step: often the most pads, T − 1
+        raw["pad"] = str(rng.choice([n_k - 1, rng.randrange(n_k)]))
+        raw["pad_side"] = rng.choice(["left", "right"])
     return raw
 
 
@@ -204,6 +250,10 @@ def marks(inputs):
     hidden |= grid_labels("cache_allowed", hidden_mask(n_q, view + n_q, d, view))
     hidden |= {f"weights[{i['track']}][{j}]" for j in range(n_k)       # the five-step table
                if main[i["track"], j]}
+    hidden |= {f"pad_visible[{r}]" for r in range(n_q) if int(i_visible(i)[r]) == 0}
+    hidden |= grid_labels("pad_weights", padded(attention_of(i), None, i["pad"], i["pad_side"])[1])
+    pad = pad_columns(n_k, i["pad"], i["pad_side"])[None, :].expand(n_q, n_k)
+    padding_marks = grid_labels("pad_padding", pad) | grid_labels("pad_union", pad)
     last = n_k - 1
     changed = {f"{g}[{last}][{col}]" for g, w in (("k_changed", i["k"]), ("v_changed", i["v"]))
                for col in range(len(w[0]))}
@@ -212,7 +262,15 @@ def marks(inputs):
                  and (callable(v) or v == 0)}
     track = {f"shift_causal[{i['track']}]", f"shift_open[{i['track']}]"}
     track |= {f"cache_allowed[0][{j}]" for j in range(view + n_q)}
-    return {"hidden": hidden, "changed": changed, "unchanged": unchanged, "track": track}
+    return {"hidden": hidden, "changed": changed, "unchanged": unchanged, "track": track, "padding": padding_marks}
+
+
+def attention_of(i):
+    return attention(t64(i["q"]), t64(i["k"]), t64(i["v"]), i["scale"], i["causal"], i["diagonal"], i["cached"])
+
+
+def i_visible(i):
+    return (~padded(attention_of(i), None, i["pad"], i["pad_side"])[1]).sum(-1)
 
 
 def axis_names(inputs):
@@ -226,7 +284,8 @@ def axis_names(inputs):
     queries = {n: (tokens[c + n] if tokens and aligned else f"q{c + n if aligned else n}")
                for n in range(n_q)}
     view = c or i["cache_view"]
-    grids = ("mask", "post_probs", "post_renormalised", "mask_diagonal0", "mask_diagonal1", "post_zeroed")
+    grids = ("mask", "post_probs", "post_renormalised", "mask_diagonal0", "mask_diagonal1", "post_zeroed",
+             "pad_padding", "pad_union", "pad_weights")
     names = {g: {"row": queries, "col": keys} for g in grids}
     names.update({g: {"row": keys} for g in ("k", "v", "k_changed", "v_changed")})
     names["shift_causal"] = {"row": queries}
@@ -237,7 +296,8 @@ def axis_names(inputs):
 
 
 QUERY_ROWS = ("mask", "mask_diagonal0", "mask_diagonal1", "post_probs", "post_zeroed", "post_renormalised",
-              "shift_causal", "fresh", "cache_allowed")
+              "shift_causal", "fresh", "cache_allowed", "pad_padding", "pad_weights")
+PAD_COLUMNS = ("pad_padding", "pad_union", "pad_weights")   # the pad keys named in the muted colour
 KEY_COLUMNS = ("mask", "mask_diagonal0", "mask_diagonal1", "weights_diagonal0", "weights_diagonal1",
                "post_probs", "post_zeroed", "post_renormalised", "fresh")
 TRACKED_COLUMNS = ("scores", "scaled", "masked")      # the five-step table: the tracked query's columns
@@ -253,4 +313,7 @@ def roles(inputs):
     axes.update({(g, "row"): "key" for g in ("k", "k_changed")})
     axes.update({(g, "col"): "track" for g in TRACKED_COLUMNS})
     axes[("cache_allowed", "col")] = {**{j: "muted" for j in range(view)}, None: "key"}
+    pads = pad_columns(len(inputs["k"]), inputs["pad"], inputs["pad_side"]).nonzero().flatten().tolist()
+    axes.update({(g, "col"): {**{j: "muted" for j in pads}, None: "key"} for g in PAD_COLUMNS})
+    axes[("pad_visible", "col")] = "accent"
     return {"axes": axes}

@@ -255,7 +255,8 @@ def user_problems(manifest, inputs):
 
 # -- colour: what each colour says (docs/proof.md, "In its colour"); written here, not read from style.py
 PALETTE_ROLES = {"text", "muted", "query", "key", "value", "mask", "track", "accent", "grid", "nan", "background"}
-MARK_ROLES = {"masked": "mask", "nan": "nan", "track": "track", "changed": "accent", "unchanged": "value"}
+MARK_ROLES = {"masked": "mask", "nan": "nan", "track": "track", "changed": "accent", "unchanged": "value",
+              "padding": "muted"}
 
 
 def _role_wanted(roles, it, step):

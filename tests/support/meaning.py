@@ -20,6 +20,7 @@ AHEAD = 3           # a word after a mark binds to it as if this much farther
 # What each slot is, in English words (lowercase: any word starting so, any case; otherwise the
 # exact token). Written from the slots' names and the chapter, not from the catalogue.
 WORDS = {
+    "counts": ("per row",), "side": ("padding",), "last": ("to",),
     "after": ("after",), "before": ("before", "from"), "change": ("change",),
     "allowed": ("means", "allowed", "attend"), "b": ("batch", "B"),
     "t": ("T", "positions", "rows", "position", "long"), "d": ("embedding", "dimension", "d"),
@@ -92,6 +93,15 @@ WORDS = {
 }
 UNTIED = {"exercise"}     # a heading (Exercise 3.1) said wherever the sentence puts it
 ORDERED = {   # the source's slot order is the meaning: clauses or a chain of places, each in its turn
+    "叠加因果掩码后第 {first} 到 {last} 行没有可见的键，softmax 得到 NaN",
+    "因果掩码关闭，第 {first} 到 {last} 行仍没有可见的键，softmax 得到 NaN",
+    "对照：pad 放在右边，每行可见的键 {counts}，第 {first} 到 {last} 行为空",
+    "对照：pad 放在左边，每行可见的键 {counts}，第 {first} 到 {last} 行为空",
+    "数一数每行还剩几把可见的键：第 {first} 到 {last} 行是零，整行全是负无穷，普通 softmax 会出现 NaN。",
+    "数一数每行还剩几把可见的键：第 {first} 到 {last} 行是零，整行全是负无穷，普通 softmax 会出现 NaN；保留对角线也救不了它们，它们自己的位置就是 pad。",
+    "{side}；{result}。",
+    "{label} = {text}（{side} padding，共 {pads} 个 pad：键 {j} 是 pad，每个查询都看不见它）",
+    "{label} = {text}（{side} padding，共 {pads} 个 pad：键 {j} 不是 pad，加 0）",
     "{h}、{t}",
     "{rows}、{row}",
     "：{x} · {w} → {q}",
@@ -105,7 +115,7 @@ ORDERED = {   # the source's slot order is the meaning: clauses or a chain of pl
     "另一条路：先 softmax 再把未来置零，{cut}；{route}。",
     "保留项乘以 {one}/({one}−p)，丢弃项为 {zero}：{sums}",
     "位置 {first}、{second}、{third}、{fourth}、{fifth}",
-    "{scale}    可见的键 {visible} / {keys}    {total}",
+    "可见的键 {visible} / {keys}    {total}",
     "每行再除以剩余和：精确算术下应与 A 相同，这里却差了 {gap}，下溢损失了精度{nan}。",
     "训练模式 · p = {p} · 保留项 × {one}/({one}−p) = {scale}",
     "每头 d = D_o / H = {d_model} / {heads} = {head_dim}",

@@ -21,6 +21,7 @@ from scenes.kit.page.marked import column, grid, line, vector_text
 from scenes.kit.text.numbers import NumberBook, Shown
 from scenes.kit.page.page import Page, fits, phrase
 
+SCALE_SIZE = 30     # the ÷ √dₖ formula, as tall as the line's words
 WITH_INPUTS = 0.75  # K and V stand beside the five-step table while it keeps this scale
 # the worked weight with no visible key or one, an output with none, said in their place
 # (scenes/kit/motion/derive.py said_as); then the number
@@ -38,11 +39,14 @@ def five_blocks(book: NumberBook, r, inputs: dict, qname: Shown, qindex: Shown) 
         query = line(book, f"q[{t}]", s.q[t], decimals=style.decimals_for(s.q[t]),
                      header=book.compose("当前查询 {}", qname), header_color=style.QUERY)
     divisor = book.fmt("scale", s.scale) if inputs["scale"] else None
-    scale = book.compose("÷ √dₖ = ÷ {}", divisor) if divisor else book.compose("未缩放")
+    # ÷ √dₖ as one formula (the radical and its bar drawn together, not a font's √ beside dₖ)
+    scale = (book.math(r"\div \sqrt{d_k} = \div @", divisor, size=SCALE_SIZE, color=style.MUTED) if divisor
+             else book.label("未缩放", size=style.LABEL_SIZE, color=style.MUTED))
     total = book.compose("Σ A = {}", book.fmt(f"row_sums[{t}]", s.row_sums[t]))
-    seen = book.text("{scale}    可见的键 {visible} / {keys}    {total}", scale=scale,
+    rest = book.text("可见的键 {visible} / {keys}    {total}",
                      visible=book.index(f"visible[{t}]", s.visible[t]), keys=book.index("keys", len(s.k)),
                      total=total, size=style.LABEL_SIZE, color=style.MUTED)
+    seen = VGroup(scale, rest).arrange(RIGHT, buff=0.45)
     note = (book.label("这一行的键全被遮住：softmax 得到 NaN，输出也是 NaN。",
                        size=style.LABEL_SIZE, color=style.MASK) if r.track_nan else VGroup())
     name, wide = book.compose("z{} = Σ Aⱼ vⱼ", qindex), len(s.output[t]) > NARROW

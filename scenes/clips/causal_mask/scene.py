@@ -7,7 +7,8 @@ from scenes.clips.causal_mask.parts import (AREA, WORDS, cache_grids, diagonal_w
                                             mask_say, route_grids, route_note, route_words, said,
                                             shrink_words)
 from scenes.clips.causal_mask.check import changed_inputs, check_note, check_say
-from scenes.compute import masking as compute
+from scenes.clips.causal_mask.padding import padding_step
+from scenes.compute import masking as compute, padding as padded
 from scenes.kit.text import style
 from scenes.kit.draw.anim import Appear
 from scenes.kit.scene.base import ClipScene
@@ -36,9 +37,14 @@ def rules(raw: dict) -> dict:
     if not (0 < abs(delta) <= 100):
         raise InputError("delta", str(raw.get("delta")), "must be non-zero and in [-100, 100]")
     cache_view = integer(raw.get("cache_view", 3), "cache_view", 1, 5)
+    pad = integer(raw.get("pad", min(2, len(k) - 1)), "pad", 0, len(k) - 1)
+    pad_side = str(raw.get("pad_side", "left"))
+    if pad_side not in ("left", "right"):
+        raise InputError("pad_side", pad_side, "must be left or right")
     return {"q": q, "k": k, "v": v, "track": track, "scale": not flag(raw.get("no_scale")),
             "causal": causal, "diagonal": diagonal, "cached": cached,
-            "tokens": tokens(raw.get("tokens"), len(k)), "delta": delta, "cache_view": cache_view}
+            "tokens": tokens(raw.get("tokens"), len(k)), "delta": delta, "cache_view": cache_view,
+            "pad": pad, "pad_side": pad_side}
 
 
 class CausalMask(ClipScene):
@@ -60,12 +66,16 @@ class CausalMask(ClipScene):
             Option('tokens', 'one label per key, separated by spaces'),
             Option('delta', 'causality check: added to the last row of K and V'),
             Option('cache-view', 'cached positions drawn in the cache view when --cached is 0'),
+            Option('pad', 'padding step: pad keys, 0 <= N < keys (default 2, or keys - 1)'),
+            Option('pad-side', 'padding step: pads on the left (a prefix) or the right (a suffix)'),
         ),
     )
 
     def provenance(self) -> dict:
         i = self.inputs
-        return compute.provenance(self.result, i["diagonal"], i["cached"], i["causal"])
+        out = compute.provenance(self.result, i["diagonal"], i["cached"], i["causal"])
+        out.update(padded.provenance(self.result.padding, len(self.result.steps.q), len(self.result.steps.k)))
+        return out
 
     def kinds(self) -> dict:
         return compute.kinds(self.result, self.inputs["cached"])
@@ -73,7 +83,7 @@ class CausalMask(ClipScene):
     def compute(self) -> compute.CausalLesson:
         i = self.inputs
         r = compute.causal_lesson(i["q"], i["k"], i["v"], i["track"], i["scale"], i["causal"],
-                                  i["diagonal"], i["cached"], i["delta"], i["cache_view"])
+                                  i["diagonal"], i["cached"], i["delta"], i["cache_view"], i["pad"], i["pad_side"])
         book, tokens = self.book, i["tokens"]
         self.keys = ([book.user_text(t) for t in tokens] if tokens
                      else [book.compose("k{}", book.index(f"key[{j}]", j)) for j in range(len(r.steps.k))])
@@ -93,6 +103,7 @@ class CausalMask(ClipScene):
         self.mask_before_softmax()
         self.other_route()
         self.other_diagonal()
+        self.padding()
         self.causality_check()
         self.cache_view()
         self.end()
@@ -187,6 +198,9 @@ class CausalMask(ClipScene):
                  else phrase("A = softmax(S + M)：每行都还有可见的键，每行和为 {one}。", one=book.const(1)))
         self.mask_pages(phrase(says, **slots), alone, head, r.variant, f"_diagonal{d}",
                         [said(f"diag{d}.{case}.m", **slots), said(f"diag{d}.{case}.a")], note=note)
+
+    def padding(self):
+        padding_step(self)
 
     def causality_check(self):
         r, book, t = self.result, self.book, self.result.track

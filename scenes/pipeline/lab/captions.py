@@ -47,7 +47,20 @@ def causal_mask(i: dict, r: Any, said: dict, s: Slots) -> list[str]:
     cache = s.compose(said["cache"]["causal" if causal else "open"], cached=s.index(r.cache.cached),
                       seen=s.index(r.cache.visible[0]))
     return [s.compose(five, query), s.compose(mask, **mask_slots), route(r, said, s, causal, one),
-            diagonal(r, said, s, causal), s.compose("因果性检查：只改 K、V 的最后一行；{}。", verdict), cache]
+            diagonal(r, said, s, causal), padding(r, s, causal),
+            s.compose("因果性检查：只改 K、V 的最后一行；{}。", verdict), cache]
+
+
+def padding(r: Any, s: Slots, causal: bool) -> str:
+    """Step 5 (its padding.py): which keys are pads, and which rows are left with no key."""
+    p, said = r.padding.shown, words("causal_mask_padding")
+    rows = p.empty_rows
+    case = "none" if not len(rows) else "row" if len(rows) == 1 else "rows"
+    slots = ({"row": s.index(rows[0])} if len(rows) == 1 else
+             {"first": s.index(rows[0]), "last": s.index(rows[-1])} if len(rows) else {})
+    side = s.compose(said["side"]["zero" if p.pads == 0 else p.side], pads=s.index(p.pads))
+    result = s.compose(said["result"]["causal" if causal else "open"][case], **slots)
+    return s.compose("{side}；{result}。", side=side, result=result)
 
 
 def route(r: Any, said: dict, s: Slots, causal: bool, one: str) -> str:

@@ -9,11 +9,12 @@ choice (one of `values`), tokens (a row of words), text (anything else, as typed
 Picks: an option declares the still's items it edits by their manifest label (a pattern with
 named groups): `row` (the item's row becomes the option's value), `text` (the item's drawn
 text), `flip` (bit `bit` of mask `mask` in a comma list of bit strings). Or, as an object, the
-names of a grid's rows or columns (label items with `names` as their role, in a grid matching
+names of a grid's rows or columns (label items with `names` as their role, or one of them, in a grid matching
 `grid`), its hit area the name stretched over its row or column: `index` (the name's index
 becomes the value) or `toggle` (a flag turned over, 0 and 1 swapped) where the name's index is
 `at` or `after` the sum of the checked inputs `position`, and `if` names a checked input that
-must hold. A value the clip's rules refuse is never offered.
+must hold; or `pad` (a key's name turns that key into a pad or back: the pad count, pads kept a
+prefix of the keys for left padding, a suffix for right). A value the clip's rules refuse is never offered.
 Panels: the compute result's fields the numbers panel lists, under the labels the clip draws
 them with (`{0}`, `{1}`: the field's indices); a clip without one lists every numeric field.
 """
@@ -132,18 +133,34 @@ def labelled(rule: tuple, item: dict, current: Any) -> tuple[list, str] | None:
 def named(rule: dict, item: dict, items: list[dict], current: Any, checked: dict) -> tuple[list, Any] | None:
     """A row's or column's name the rule takes: its area and the value it gives."""
     grid = str(item.get("grid", ""))
-    if (item.get("kind") != "label" or item.get("role") != rule["names"] or "index" not in item
+    roles = rule["names"] if isinstance(rule["names"], list) else [rule["names"]]    # a pad key's name is muted
+    if (item.get("kind") != "label" or item.get("role") not in roles or "index" not in item
             or not re.match(rule.get("grid", ".*"), grid) or ("if" in rule and not checked.get(rule["if"]))):
         return None
     index = int(item["index"])
     if rule["action"] == "index":
         value: Any = str(index)
+    elif rule["action"] == "pad":
+        value = pad_toggled(index, checked)
+        if value is None:
+            return None
     else:
         position = sum(int(checked.get(k) or 0) for k in rule.get("position", []))
         if not (index == position if rule.get("where") == "at" else index > position):
             return None
         value = (not current) if isinstance(current, bool) else str(1 - int(current))
     return stretched(item, items), value
+
+
+def pad_toggled(key: int, checked: dict) -> str | None:
+    """The pad count that turns key `key` into a pad or back, the pads kept a prefix (left) or a
+    suffix (right) of the keys: a pad key and the pads beyond it are unpadded, a key that is not
+    a pad becomes one with every key between it and the pads; None where that leaves no key."""
+    n_k, pads = len(checked["k"]), int(checked.get("pad") or 0)
+    left = checked.get("pad_side", "left") == "left"
+    position = key if left else n_k - 1 - key            # its place counted from the pads' side
+    value = position if position < pads else position + 1
+    return str(value) if 0 <= value < n_k else None
 
 
 def stretched(item: dict, items: list[dict]) -> list[float]:

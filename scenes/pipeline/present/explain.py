@@ -73,7 +73,16 @@ def mask_rule(label, rec, m, lang, name, extra):
     return say("mask.fresh", lang, label=label, text=rec["text"])
 
 
+def pad_rule(label, rec, m, lang):
+    """A cell of the key-padding mask (4.4's last paragraph): −∞ in a pad key's column, for every query."""
+    i, j = indices(label)[-2:]
+    side, pads = m["inputs"].get("pad_side", "left"), m["inputs"].get("pad", 0)
+    key = "mask.padding" if rec["value"] == "-inf" else "mask.unpadded"
+    return say(key, lang, label=label, text=rec["text"], i=i, j=j, pads=pads, side=say(f"side.{side}", lang))
+
+
 RULES: list[tuple[re.Pattern, Callable[..., str]]] = [
+    (re.compile(r"^pad_padding\[\d+\]\[\d+\]$"), lambda g, label, rec, m, lang: pad_rule(label, rec, m, lang)),
     (re.compile(r"^(k|v)_changed\[(\d+)\]\[(\d+)\]$"),
      lambda g, label, rec, m, lang: say("given.changed", lang, option=g[1], i=g[2], j=g[3])),
     (re.compile(r"^(mask|zeros\.masked|diag\.masked|cache_allowed|fresh)(?:_diagonal(\d+))?\[\d+\]\[\d+\]$"),

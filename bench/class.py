@@ -12,8 +12,8 @@ Labs, side by side in one run (each a fresh `render.py lab` and lab folder, warm
   workers-2        render.py lab --workers 2
   cluster-2        render.py lab --scheduler ADDR, a 2-worker dask LocalCluster started here
 For each lab:
-  throughput: 12 students who edit again as soon as their still is back, for --burst seconds:
-        stills a second (the pool's capacity);
+  throughput: 12 students who edit again as soon as their still is back, for --burst seconds, with
+        cells and clicks only (a preset's still is drawn once for all): stills a second (the pool's capacity);
   class of N (--sizes): each student edits every --every seconds (first edits spread over one
         period) for --minutes: numbers and stills p50/p95/max, 429s, 5xx and other errors, each
         student's own median still wait (the largest over the class's median, and over the median of
@@ -42,7 +42,7 @@ from support.lab_client import post, warmed, get  # noqa: E402
 CLIPS = ["causal-mask", "dropout", "multihead"]
 
 
-def student_edits(clip, rng):
+def student_edits(clip, rng, kinds=("preset", "cell", "click")):
     """An endless list of a student's edits on `clip`: fields as the page sends them."""
     def matrix(rows, cols):
         return "; ".join(" ".join(str(rng.randint(-3, 3)) for _ in range(cols)) for _ in range(rows))
@@ -51,7 +51,7 @@ def student_edits(clip, rng):
                "dropout": [{"p": "0.2"}, {"mode": "eval"}],
                "multihead": [{"shape": "2,4,12", "heads": "4", "track": "e17"}, {"shape": "1,3,4", "heads": "2"}]}
     while True:
-        kind = rng.choice(["preset", "cell", "click"])
+        kind = rng.choice(kinds)
         if clip == "causal-mask":
             base = {"q": matrix(3, 2), "k": matrix(3, 2), "v": matrix(3, 2)}
             if kind == "click":
@@ -63,16 +63,19 @@ def student_edits(clip, rng):
             if kind == "click":
                 base["masks"] = ",".join("".join(rng.choice("01") for _ in range(3)) for _ in range(2))
         else:
-            heads = rng.choice([1, 2, 4])
-            base = {"shape": f"{rng.randint(1, 2)},{rng.randint(2, 4)},{heads * rng.choice([2, 3])}", "heads": str(heads),
-                    "track": "e1" if kind == "click" else "e0"}
+            heads = rng.choice([1, 2, 3, 4])
+            b, t, d = rng.randint(1, 2), rng.randint(1, 4), heads * rng.randint(1, 12 // heads)
+            base = {"shape": f"{b},{t},{d}", "heads": str(heads), "track": f"e{rng.randrange(b * t * d)}"}
         if kind == "preset":
             base = dict(rng.choice(presets[clip]), seed=str(rng.randint(0, 10_000))) if clip == "dropout" else \
                 dict(rng.choice(presets[clip]))
-            if clip != "dropout":
-                base = dict(base, **({"delta": str(rng.randint(1, 99))} if clip == "causal-mask" else
-                                     {"error_d": str(rng.choice([3, 5, 7]))}))
-        yield {k: v for k, v in base.items()}
+        if clip == "causal-mask" and kind == "preset":
+            base = dict(base, delta=str(rng.randint(1, 99)))
+        if clip == "multihead":                  # its own inputs: the error example's D and H too
+            error_heads = rng.randint(2, 4)
+            base = dict(base, error_heads=str(error_heads),
+                        error_d=str(rng.choice([n for n in range(1, 13) if n % error_heads])))
+        yield base
 
 
 class Student(threading.Thread):
@@ -82,7 +85,9 @@ class Student(threading.Thread):
         super().__init__(daemon=True)
         self.url, self.n, self.every, self.start_at, self.until = url, n, every, start, until
         self.clip = CLIPS[n % len(CLIPS)]
-        self.edits = student_edits(self.clip, random.Random(seed))
+        # at full speed (every 0: the pool's capacity) no presets, which students share (their stills drawn once)
+        self.edits = student_edits(self.clip, random.Random(seed), ("cell", "click") if not every else
+                                   ("preset", "cell", "click"))
         self.numbers, self.stills, self.codes = [], [], []
         self.last_ok = None
 

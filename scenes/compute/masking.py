@@ -6,6 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from scenes.compute import provenance as sources
+from scenes.compute import padding
 from scenes.compute.padding import PaddingLesson, padding_lesson
 from scenes.compute.scores import dot_scores, softmax, weighted_sum
 
@@ -307,4 +308,4 @@ def kinds(r: CausalLesson, cached: int) -> dict:
             r"fresh\[\d+\]\[\d+\]": made("tril", ("fresh_row[{0}]", "fresh_key[{1}]")),
             r"cache_allowed\[\d+\]\[\d+\]": made("tril", ("cache_row[{0}]", "cache_key[{1}]")),
             r"cache_visible\[\d+\]": made("count visible", ("cache_allowed[{0}][*]",)),
-            r"allowed_legend": const("the value the legend gives a visible cell")}
+            r"allowed_legend": const("the value the legend gives a visible cell"), **padding.kinds()}

@@ -95,3 +95,13 @@ def provenance(p: PaddingLesson, n_q: int, n_k: int) -> dict[str, sources.Source
         out[f"pad_other_visible[{i}]"] = sources.Source("other side", ())
     out.update(sources.softmax_rows("pad_weights", "scaled", p.shown.hidden))
     return out
+
+
+def kinds() -> dict:
+    """What each padding number with no source is (provenance.kind): the padding mask by its rule
+    from the pads, the pad count as given, the empty rows' first and last from the visible counts."""
+    made = sources.Made
+    return {r"pad_padding\[\d+\]\[\d+\]": made("key padding", ("pad_pads",)), "pad_pads": sources.Given("pad"),
+            r"pad_row|pad_first|pad_last": made("rows with no visible key", ("pad_visible[*]",)),
+            r"pad_other_row|pad_other_first|pad_other_last": made("rows with no visible key",
+                                                                   ("pad_other_visible[*]",))}

@@ -56,7 +56,7 @@ def test_padding_and_future_marks_are_distinct(default_built):
 
 @pytest.mark.parametrize("options, caption", [
     ({"pad_side": "right"}, "右 padding：后 2 个键是 pad；叠加因果掩码后每行仍有可见的键，没有 NaN。"),
-    ({"pad": 1}, "左 padding：前 1 个键是 pad；叠加因果掩码后第 0 行没有可见的键，softmax 得到 NaN。"),
+    ({"pad": 1}, "左 padding：1 个 pad，是最前面的键；叠加因果掩码后第 0 行没有可见的键，softmax 得到 NaN。"),
     ({"pad": 0}, "不加 padding（pad = 0）；叠加因果掩码后每行仍有可见的键，没有 NaN。"),
     ({"no_causal": True, "track": 0}, "左 padding：前 2 个键是 pad；因果掩码关闭，只有 padding 掩码：每行仍有可见的键。"),
 ])

@@ -113,6 +113,18 @@ def torch_sources(inputs):
                 for n in ("w_query", "w_key", "w_value", "out_weight")})
     out["params.out_bias"] = {"params.bias_shape[0]"}                     # numel of a [D] bias
     out.update({f"diag.visible[{i}]": {f"diag.masked[{i}][{j}]" for j in range(3)} for i in range(3)})  # finite ones
+    # what the lines around the answers compute from other numbers, as torch computes them
+    out["align.max_diff"] = {f"align.out_v{k}[{i}][{j}]" for k in (1, 2) for i in range(3) for j in range(2)}  # (a - b).abs().max()
+    out["params.head_dim"] = {"params.d", "params.heads"}                 # d_out // num_heads
+    out["params.weight"] = {"params.square[0]", "params.square[1]"}        # a [D, D] weight's numel
+    for name in ("zeros", "diag"):
+        hide = "zeros.diagonal" if name == "zeros" else "diag.hide"
+        out.update({f"{name}.masked[{i}][{j}]": {hide} for i in range(3) for j in range(3)})    # torch.triu(.., diagonal)
+    out.update({f"zeros.{part}[{i}][{j}]": {f"zeros.masked[{i}][{k}]" for k in range(3)}    # exp(x) / sum(exp(row))
+                for part in ("num", "den") for i in range(3) for j in range(3)})
+    out["dim.rows_off"] = {f"dim.wrong_rows[{i}]" for i in range(3)}        # (rows != 1).sum()
+    out["diag.first_empty"] = {f"diag.visible[{i}]" for i in range(3)}      # the first row with none visible
+    out["diag.keep_visible"] = out["diag.keep_weight"] = {"diag.keep"}      # triu with the diagonal kept
     return {**out, **size_sources(SHAPE_LINES, oracle(inputs), ("shapes.head_dim",))}
 
 

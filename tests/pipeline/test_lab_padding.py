@@ -75,7 +75,7 @@ def test_the_padding_card_a_key_click_and_a_nan_note(lab, browser):
     assert panel["pad_weights[1][1]"] == pytest.approx(expected["pad_weights[1][1]"], abs=1e-12) == 1.0
     drawn = {n["label"]: n["text"] for n in s["drawn"]}
     assert drawn["pad_weights[0][0]"] == "NaN" and drawn["pad_weights[1][1]"] == "1.0000"
-    assert "--pad 1" in s["command"] and s["caption"].startswith("左 padding：前 1 个键是 pad")
+    assert "--pad 1" in s["command"] and s["caption"].startswith("左 padding：1 个 pad，是最前面的键")
 
     # the NaN of row 0: its note says why
     item = [it[5] for it in s["explain"]["items"]].index("pad_weights[0][1]")

@@ -45,7 +45,7 @@ def caption(book: NumberBook, p, causal: bool) -> tuple:
     """The step's caption: which keys are pads, and which rows are left with no key (none are)."""
     s = p.shown
     pads = book.index("pad_pads", s.pads)
-    side = book.compose(WORDS["side"][side_case(s)], pads=pads)
+    side = book.compose(WORDS["side"][side_case(s) + ("1" if s.pads == 1 else "")], pads=pads)
     result = book.compose(WORDS["result"]["causal" if causal else "open"][rows_case(s.empty_rows)],
                           **rows_slots(book, s.empty_rows))
     return phrase("{side}；{result}。", side=side, result=result)

@@ -58,7 +58,8 @@ def padding(r: Any, s: Slots, causal: bool) -> str:
     case = "none" if not len(rows) else "row" if len(rows) == 1 else "rows"
     slots = ({"row": s.index(rows[0])} if len(rows) == 1 else
              {"first": s.index(rows[0]), "last": s.index(rows[-1])} if len(rows) else {})
-    side = s.compose(said["side"]["zero" if p.pads == 0 else p.side], pads=s.index(p.pads))
+    side = s.compose(said["side"]["zero" if p.pads == 0 else p.side + ("1" if p.pads == 1 else "")],
+                     pads=s.index(p.pads))
     result = s.compose(said["result"]["causal" if causal else "open"][case], **slots)
     return s.compose("{side}；{result}。", side=side, result=result)
 

@@ -1,6 +1,7 @@
 """The suite proves its own strength: each test plants a bug of the kind a scene could really
 have — a number off its cell, an axis reversed, a frame on the neighbour, a cell drawn invisible,
-the neighbour of the tracked element painted its yellow, a query named in the key's colour, a
+the neighbour of the tracked element painted its yellow, a query named in the key's colour, the
+query's block drawn in the key's colour and the value's tag in the query's, a
 masked cell's red on its neighbour, a precision drop on large inputs, a number typed past the
 book, a translation with its slots swapped — and shows that the suite's checks name it. (The
 animated path that ends short, and a colour changed at the same brightness: tests/pipeline/test_video.py.)"""
@@ -129,6 +130,31 @@ def test_a_query_label_in_the_keys_colour_is_named(monkeypatch):
         original(self, *args, row_color=style.KEY if row_color == style.QUERY else row_color, **kwargs)
     monkeypatch.setattr(grids.MatrixGrid, "__init__", init)
     named(problems_of("causal-mask", inputs_for("causal-mask", **BIG)), "is drawn in key, the oracle says query")
+
+
+def test_the_query_block_drawn_in_the_keys_colour_is_named(monkeypatch):
+    """4.2's Q and W_Q (frames, name tag, shape tag) drawn in the key's orange like K's, while the
+    caption and the names still say Q: the clip declares block q a query (BLOCKS)."""
+    from scenes.clips.score_grid import scene as score_grid
+    monkeypatch.setattr(score_grid, "ROLES", {"Q": "key", "K": "key", "V": "value"})
+    problems = problems_of("score-grid", inputs_for("score-grid"))
+    named(problems, "'Q' of block 'q' is drawn in key, the block is declared query")
+    named(problems, "'[6, 2]' of block 'q' is drawn in key, the block is declared query")
+    named(problems, "q[0][0]'s frame in block 'q' is drawn in key, the block is declared query")
+    named(problems, "'W_Q' of block 'wq' is drawn in key")
+
+
+def test_the_value_tag_in_the_querys_colour_is_named(monkeypatch):
+    """V's name tag alone drawn in the query's blue (its frames stay the value's green)."""
+    from scenes.kit.compose import boards
+    original = boards.name_tag
+
+    def name_tag(book, tex, name, shape, color):
+        return original(book, tex, name, shape, style.QUERY if name == "v" else color)
+    monkeypatch.setattr(boards, "name_tag", name_tag)
+    problems = problems_of("score-grid", inputs_for("score-grid"))
+    hits = named(problems, "of block 'v' is drawn in query, the block is declared value")
+    assert not any("frame in block 'v'" in p for p in problems), problems
 
 
 def test_a_masked_cells_red_on_its_neighbour_is_named(monkeypatch):

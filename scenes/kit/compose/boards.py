@@ -29,7 +29,7 @@ from scenes.kit.draw.columns import GAP, same_columns
 from scenes.kit.motion.derive import Band
 from scenes.kit.motion.expressions import Derivation
 from scenes.kit.draw.grids import MatrixGrid
-from scenes.kit.text.layout import content_center, content_height, content_width, fit
+from scenes.kit.text.layout import content_center, content_height, content_width, fit, in_block
 from scenes.kit.motion.made import first_of, make
 from scenes.kit.text.numbers import NumberBook, Shown
 from scenes.kit.page.page import Area, Page, fits, named, phrase, turn
@@ -76,6 +76,7 @@ def named_grid(book: NumberBook, name: str, values: Any, decimals: int, color: s
     """A grid drawn in its role's colour with 'name [shape]' beside it (.grid, .tag, .side)."""
     mob = MatrixGrid(book, name, values, decimals, stroke=color, **kw)
     tag = name_tag(book, tex, name, values.shape, color).next_to(mob.box_group, side, buff=0.15)
+    in_block(book, tag, mob.block)          # the tag is the block's: drawn in its role
     group = VGroup(mob, tag)
     group.grid, group.tag, group.side = mob, tag, side
     return group

@@ -8,6 +8,7 @@ with its rows and columns.
 """
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -120,7 +121,7 @@ def snapshot(scene: Scene, book: Any, step: int) -> dict[str, Any]:
     seen: set[int] = set()
     typed: list[str] = []
     for top in scene.mobjects:
-        _walk(top, book, step, items, seen, typed)
+        _walk(top, book, step, items, seen, typed, None)
     if typed:
         from scenes.kit.text.numbers import TypedNumberError
         raise TypedNumberError(f"step {step}: " + "; ".join(typed[:5]))
@@ -142,10 +143,41 @@ def grids_shown(book: Any, items: list[dict[str, Any]]) -> dict[str, dict[str, i
     return {g: {"rows": r, "cols": c} for g, (r, c) in sorted(shape.items())}
 
 
-def _walk(mob: Mobject, book: Any, step: int, items: list, seen: set, typed: list) -> None:
+def block_of(mob: Mobject, around: str | None) -> str | None:
+    """The block a mobject draws (a MatrixGrid's, a named grid's: each clip declares its blocks'
+    roles, its BLOCKS, checked by tests/support/contract.block_problems), or the one around it."""
+    named = getattr(mob, "block", None)      # a MatrixGrid's
+    if isinstance(named, str):
+        return named
+    grid = getattr(mob, "grid", None)         # a named grid's MatrixGrid, whose block is its own
+    found = getattr(grid, "block", None)
+    return found if isinstance(found, str) else around
+
+
+def grid_block(label: str, grid: str) -> str:
+    """The block of a grid whose first entry is `label`: the label without its row and column
+    (wrap.head[1] for wrap.head[1][0][0]), else the grid's name."""
+    whole = ENTRY_LABEL.match(label)
+    return whole[1] if whole else grid.split("#")[0]
+
+
+ENTRY_LABEL = re.compile(r"^(.*?)(?:\[\d+\]){2}$")
+
+
+def in_block(book: Any, mob: Mobject, name: str) -> Mobject:
+    """Record that the book's items in `mob` (a grid's header, a name tag) belong to block `name`."""
+    for part in mob.get_family():
+        meta = book.meta.get(id(part))
+        if meta is not None and meta["kind"] != "mark":
+            meta["place"].setdefault("block", name)
+    return mob
+
+
+def _walk(mob: Mobject, book: Any, step: int, items: list, seen: set, typed: list, block: str | None) -> None:
     if id(mob) in seen:
         return
     seen.add(id(mob))
+    block = block_of(mob, block)
     meta = book.meta.get(id(mob))
     if meta is None:
         drawn = digits_drawn(mob)
@@ -153,7 +185,7 @@ def _walk(mob: Mobject, book: Any, step: int, items: list, seen: set, typed: lis
             typed.append(f"{type(mob).__name__} {drawn!r} was not made by the NumberBook")
             return
         for sub in mob.submobjects:
-            _walk(sub, book, step, items, seen, typed)
+            _walk(sub, book, step, items, seen, typed, block)
         return
     if not visible(mob):
         return
@@ -161,7 +193,7 @@ def _walk(mob: Mobject, book: Any, step: int, items: list, seen: set, typed: lis
         items.append({"kind": "mark", "label": meta["mark"], "text": "", "mark": meta["mark"],
                       "covers": meta["covers"], "box": box(mob), "role": colour_role(mob)})
         for sub in mob.submobjects:
-            _walk(sub, book, step, items, seen, typed)
+            _walk(sub, book, step, items, seen, typed, block)
         return
     item = {"kind": meta["kind"], "label": meta["label"], "text": meta["text"], "box": box(mob),
             "role": colour_role(mob)}
@@ -173,6 +205,9 @@ def _walk(mob: Mobject, book: Any, step: int, items: list, seen: set, typed: lis
         item["users"] = [list(u) for u in meta["users"]]
     if meta.get("full"):
         item["full"] = meta["full"]      # an abbreviated label's whole text
+    block = item.get("block") or (item["grid"].split("#")[0] if "grid" in item else block)
+    if block is not None:
+        item["block"] = block            # the block it is drawn in (its role: the clip's BLOCKS)
     items.append(item)
     for label in meta["numbers"] + ([meta["label"]] if meta["kind"] == "number" else []):
         for rec in book.records:

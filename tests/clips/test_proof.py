@@ -1,7 +1,8 @@
 """The suite proves its own strength: each test plants a bug of the kind a scene could really
 have — a number off its cell, an axis reversed, a frame on the neighbour, a cell drawn invisible,
 the neighbour of the tracked element painted its yellow, a query named in the key's colour, the
-query's block drawn in the key's colour and the value's tag in the query's, a
+query's block drawn in the key's colour and the value's tag in the query's, dropout's mean bars
+a sample behind, future-check's prefix line a row low, a
 masked cell's red on its neighbour, a precision drop on large inputs, a number typed past the
 book, a translation with its slots swapped — and shows that the suite's checks name it. (The
 animated path that ends short, and a colour changed at the same brightness: tests/pipeline/test_video.py.)"""
@@ -166,6 +167,38 @@ def test_a_masked_cells_red_on_its_neighbour_is_named(monkeypatch):
                 grid.boxes[i][j - 1].set_fill(style.MASK, opacity=0.9)
     after_grid(monkeypatch, moved)
     named(problems_of("causal-mask", inputs_for("causal-mask", **BIG)), "its cell is drawn in the mask colour")
+
+
+# -- pictures that stand for numbers
+def test_the_running_mean_bars_one_sample_behind_are_named(monkeypatch):
+    """Dropout's sampling step grows its running-mean bars to the previous checkpoint's means as the
+    pointer moves to each row (the numbers above them stay right): read at each landing."""
+    from scenes.clips.dropout import scene as dropout
+    original, before = dropout.regrown, []
+
+    def behind(bars, drawn, values, unit):
+        before.append(values)
+        return original(bars, drawn, before[-2] if len(before) > 1 else values, unit)
+    monkeypatch.setattr(dropout, "regrown", behind)
+    problems = problems_of("dropout", inputs_for("dropout"))
+    named(problems, "(landing 2): the bar for running_mean@")
+    named(problems, "step 4: the bar for running_mean@")          # and at the step's end
+
+
+def test_the_prefix_line_one_row_low_is_named(monkeypatch):
+    """Future-check's dashed line between the kept prefix and the changed future, drawn a row low
+    (the prefix looks one longer)."""
+    from manim import DOWN, DashedLine
+    from scenes.kit.draw import pictures
+    original = pictures.Board.__init__
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        for part in self.submobjects:
+            if isinstance(part, DashedLine):
+                part.shift(DOWN * pictures.ROW_H)
+    monkeypatch.setattr(pictures.Board, "__init__", init)
+    named(problems_of("future-check", inputs_for("future-check")), "the divider for prefix lies at y =")
 
 
 # -- precision

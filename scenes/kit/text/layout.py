@@ -125,7 +125,33 @@ def snapshot(scene: Scene, book: Any, step: int) -> dict[str, Any]:
     if typed:
         from scenes.kit.text.numbers import TypedNumberError
         raise TypedNumberError(f"step {step}: " + "; ".join(typed[:5]))
-    return {"step": step, "items": items, "grids": grids_shown(book, items)}
+    out = {"step": step, "items": items, "grids": grids_shown(book, items)}
+    shown, landings = pictures_now(scene), getattr(scene, "picture_landings", {}).get(step)
+    if shown:
+        out["pictures"] = shown
+    if landings:
+        out["landings"] = list(landings)
+    return out
+
+
+def read_picture(mob: Mobject) -> dict[str, Any]:
+    """What a picture that stands for a number shows now (scenes/kit/text/stands.py), read from the mobject."""
+    s: dict[str, Any] = getattr(mob, "stands")
+    out = {"picture": s["picture"], "label": s["label"], "box": box(mob), "role": colour_role(mob)}
+    if s["picture"] == "bar":
+        scale = mob.width / s["width"] if s["width"] else 1.0
+        out["drawn"] = round(float(mob.height / scale / s["per"]), 6) if scale and s["per"] else None
+    else:
+        above, below = s["rows"]
+        out.update(index=s["index"], y=round(float(mob.get_y()), 4), above=round(float(above.get_y()), 4),
+                   below=round(float(below.get_y()), 4))
+    return out
+
+
+def pictures_now(scene: Any) -> list[dict[str, Any]]:
+    """Every visible picture on screen now."""
+    return [read_picture(m) for m in scene.get_mobject_family_members()
+            if getattr(m, "stands", None) is not None and visible(m)]
 
 
 def grids_shown(book: Any, items: list[dict[str, Any]]) -> dict[str, dict[str, int]]:

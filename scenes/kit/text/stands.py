@@ -1,0 +1,45 @@
+"""Pictures that stand for numbers: a bar whose height is a value, a dividing line that falls
+between two rows (an index). Each carries what it stands for (`mob.stands`); the layout reads
+each visible one back from the screen at every step's end (its step's `pictures`), and at the
+landings a scene marks mid-step (`landings`: a bar that grows from one value to the next):
+
+    stands.bar(rect, "weights[0]", per)        # per: scene units a unit of value takes, as drawn now
+    stands.relabel(bars, labels)               # the bars now stand for these (a moving bar's next values)
+    stands.divider(line, "prefix", 3, row_above, row_below)
+    stands.landed(scene)                       # the pictures on screen now, kept for the step's record
+
+A bar is read as its height over `per`, scaled as the bar was since (its width against the width it
+was drawn with: a page scales a chart whole); a dividing line as its y and the centres of the rows
+it claims to divide (layout.read_picture). tests/support/pictures.py checks them against the oracle.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from manim import Mobject
+
+from scenes.kit.text.layout import pictures_now
+
+
+def bar(mob: Mobject, label: str, per: float) -> Mobject:
+    """`mob`'s height stands for the value labelled `label`, `per` scene units a unit (as drawn now)."""
+    mob.stands = {"picture": "bar", "label": label, "per": float(per), "width": float(mob.width)}
+    return mob
+
+
+def relabel(bars: Sequence[Mobject], labels: Sequence[str]) -> None:
+    for mob, label in zip(bars, labels):
+        mob.stands = {**mob.stands, "label": label}
+
+
+def divider(mob: Mobject, label: str, index: int, above: Mobject, below: Mobject) -> Mobject:
+    """`mob` (a line) falls between rows `index` − 1 (`above`) and `index` (`below`), the index labelled `label`."""
+    mob.stands = {"picture": "divider", "label": label, "index": int(index), "rows": (above, below)}
+    return mob
+
+
+def landed(scene: Any) -> None:
+    """Keep the pictures on screen now for the step's record (a moving bar's landing)."""
+    if not hasattr(scene, "picture_landings"):
+        scene.picture_landings = {}
+    scene.picture_landings.setdefault(scene.book.step, []).append(pictures_now(scene))

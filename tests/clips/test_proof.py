@@ -2,7 +2,7 @@
 have — a number off its cell, an axis reversed, a frame on the neighbour, a cell drawn invisible,
 the neighbour of the tracked element painted its yellow, a query named in the key's colour, the
 query's block drawn in the key's colour and the value's tag in the query's, dropout's mean bars
-a sample behind, future-check's prefix line a row low, a
+a sample behind, future-check's prefix line a row low, a heat scale backwards, a
 masked cell's red on its neighbour, a precision drop on large inputs, a number typed past the
 book, a translation with its slots swapped — and shows that the suite's checks name it. (The
 animated path that ends short, and a colour changed at the same brightness: tests/pipeline/test_video.py.)"""
@@ -199,6 +199,14 @@ def test_the_prefix_line_one_row_low_is_named(monkeypatch):
                 part.shift(DOWN * pictures.ROW_H)
     monkeypatch.setattr(pictures.Board, "__init__", init)
     named(problems_of("future-check", inputs_for("future-check")), "the divider for prefix lies at y =")
+
+
+def test_a_heat_scale_drawn_backwards_is_named(monkeypatch):
+    """QKᵀ's cells coloured from the high end for its least score (the legend unchanged)."""
+    original = grids.heat_color
+    monkeypatch.setattr(grids, "heat_color", lambda value, low=0.0, high=1.0:
+                        original(low + high - value, low, high))
+    named(problems_of("score-grid", inputs_for("score-grid")), "of the heat scale in scores")
 
 
 # -- precision

@@ -17,7 +17,7 @@ from scenes.pipeline.jobs.registry import scene, specs
 from support.contract import (block_problems, cell_problems, colour_problems, coverage, declared_blocks,
                               layout_problems, oracle_problems, precision_problems, structure_problems,
                               user_problems)
-from support.pictures import picture_problems
+from support.pictures import heat_problems, picture_problems
 from support.pixels import number_problems
 from support.shared_builds import shared_build
 
@@ -50,7 +50,7 @@ def generated(clip, seed):
 def proof_problems(clip, inputs, m):
     """Everything the manifest claims, against the clip's oracle: the numbers' values and
     exact texts, their precision, their places and marks, their colours (each block's as its clip
-    declares it), the pictures that stand for numbers (bars, dividing lines), every cell of a grid
+    declares it), the pictures that stand for numbers (bars, dividing lines, heat colours), every cell of a grid
     shown, the user texts, and nothing recorded that is never on screen. (A typed number fails
     the build itself.)"""
     tests = oracle_module(clip)
@@ -63,7 +63,7 @@ def proof_problems(clip, inputs, m):
     problems += structure_problems(m, expected, names, marks)
     problems += colour_problems(m, expected, marks, tests.roles(inputs) if hasattr(tests, "roles") else None)
     problems += block_problems(m, declared_blocks(clip))
-    problems += picture_problems(m, expected)
+    problems += picture_problems(m, expected) + heat_problems(m, expected)
     problems += cell_problems(m)
     problems += user_problems(m, inputs)
     problems += [f"{r['label']} = {r['text']!r} is recorded but never on screen"

@@ -8,13 +8,16 @@ screen at each step's end (the layout's `pictures`) and at each landing a scene 
 A bar's height (over the scale it was drawn at) must be its label's value within TOL of the
 largest value its chart shows; a dividing line must lie between the rows it names, and name the
 index the oracle gives (future-check's prefix)."""
+import re
+
 from support.contract_values import _value
 
 TOL = 0.01       # of the chart's largest value: 1% of a bar's room
 
 
 def _chart(label):
-    return label.rsplit("[", 1)[0]
+    """The chart a bar belongs to: its label without its indices (weights for weights[2][0])."""
+    return re.sub(r"(\[\d+\])+$", "", label)
 
 
 def _shown(pictures, expected, n, when):
@@ -48,4 +51,40 @@ def picture_problems(manifest, expected):
         out += _shown(st.get("pictures", []), expected, st["step"], "")
         for k, landed in enumerate(st.get("landings", [])):
             out += _shown(landed, expected, st["step"], f" (landing {k + 1})")
+    return out
+
+
+HEAT_TOL = 0.02     # of the scale: an 8-bit colour's rounding is well inside
+
+
+def heat_problems(manifest, expected):
+    """Each heat grid's cells at each step's end: a cell's place on the heat scale (`heat`, read from
+    its fill) is its value's, on the grid's scale: 0 to 1 (weights), or its finite values' least to
+    largest (scores); the oracle's values, whichever scale the grid's cells follow."""
+    import math
+    from collections import defaultdict
+    out = []
+    recorded = {r["label"]: r.get("value") for r in manifest["numbers"]}
+
+    def value(label):      # the oracle's, or where it states a rule (near zero) the record's, which it checks
+        v = _value(expected, label)
+        return v if v is not None or callable(expected.get(label)) is False else _value(recorded, label)
+    for st in manifest["layout"]:
+        grids = defaultdict(list)
+        for it in st["items"]:
+            if "row" in it and it.get("grid"):
+                grids[it["grid"]].append(it)
+        for grid, cells in grids.items():
+            heated = [(it, value(it["label"])) for it in cells if it.get("heat") is not None]
+            heated = [(it, v) for it, v in heated if v is not None and math.isfinite(v)]
+            if not heated:
+                continue
+            finite = [v for v in (value(it["label"]) for it in cells) if v is not None and math.isfinite(v)]
+            low, high = min(finite), max(finite)
+            scales = [lambda v: min(max(v, 0.0), 1.0),
+                      lambda v: 0.0 if high <= low else (v - low) / (high - low)]
+            if not any(all(abs(it["heat"] - scale(v)) <= HEAT_TOL for it, v in heated) for scale in scales):
+                worst = max(heated, key=lambda iv: min(abs(iv[0]["heat"] - s(iv[1])) for s in scales))
+                out.append(f"step {st['step']}: {worst[0]['label']} = {worst[1]:.4g} is coloured at "
+                           f"{worst[0]['heat']:.3f} of the heat scale in {grid}, which its value does not give")
     return out

@@ -218,7 +218,8 @@ class WeightedAverage(ClipScene):
             formula = book.math(r"\alpha_j = \frac{e^{s_j}}{\sum_k e^{s_k}}", size=36)
         self.clear_stage()
         table = softmax_table(book, r, self.names(), self.colors(), self.head)
-        bars = columns.side_bars(table, r.weights, [style.VALUE])
+        bars = columns.side_bars(table, r.weights, [style.VALUE],
+                                 labels=[f"weights[{j}][0]" for j in range(len(r.weights))])
         made = first_weight(book, table)
         band = boards.laid_out(self, VGroup(formula, VGroup(table, bars)).arrange(DOWN, buff=0.4), made)
         if band is not None:       # the numbers the sentence says, as the expressions draw them

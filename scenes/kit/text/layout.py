@@ -89,6 +89,17 @@ def role_of(rgb: Any) -> str:
     return "#" + "".join(f"{int(round(v)):02X}" for v in rgb)
 
 
+def heat_of(mob: Mobject) -> float | None:
+    """Where a filled cell's colour lies on the heat scale, 0 (low end) to 1 (high end)."""
+    colours, (low, high) = palette()
+    for part in mob.family_members_with_points():
+        fill = np.asarray(part.fill_rgbas)
+        if len(fill) and float(fill[0, 3]) > 0.05:
+            rgb = np.asarray(fill[0, :3], float) * 255
+            return round(float(np.clip(np.dot(rgb - low, high - low) / np.dot(high - low, high - low), 0, 1)), 4)
+    return None
+
+
 def colour_role(mob: Mobject) -> str | None:
     """The role of the colour a mobject is drawn in, read from its points' fill (a glyph, a filled
     cell) or, where nothing is filled, its stroke (a frame): the colour most of its visible parts
@@ -139,8 +150,10 @@ def read_picture(mob: Mobject) -> dict[str, Any]:
     s: dict[str, Any] = getattr(mob, "stands")
     out = {"picture": s["picture"], "label": s["label"], "box": box(mob), "role": colour_role(mob)}
     if s["picture"] == "bar":
-        scale = mob.width / s["width"] if s["width"] else 1.0
-        out["drawn"] = round(float(mob.height / scale / s["per"]), 6) if scale and s["per"] else None
+        upright = s["along"] == "y"
+        scale = (mob.width if upright else mob.height) / s["thick"] if s["thick"] else 1.0
+        length = mob.height if upright else mob.width
+        out["drawn"] = round(float(length / scale / s["per"]), 6) if scale and s["per"] else None
     else:
         above, below = s["rows"]
         out.update(index=s["index"], y=round(float(mob.get_y()), 4), above=round(float(above.get_y()), 4),
@@ -150,8 +163,13 @@ def read_picture(mob: Mobject) -> dict[str, Any]:
 
 def pictures_now(scene: Any) -> list[dict[str, Any]]:
     """Every visible picture on screen now."""
-    return [read_picture(m) for m in scene.get_mobject_family_members()
-            if getattr(m, "stands", None) is not None and visible(m)]
+    seen: set[int] = set()
+    out = []
+    for m in (m for top in scene.mobjects for m in top.get_family()):
+        if id(m) not in seen and getattr(m, "stands", None) is not None and visible(m):
+            seen.add(id(m))
+            out.append(read_picture(m))
+    return out
 
 
 def grids_shown(book: Any, items: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
@@ -227,6 +245,8 @@ def _walk(mob: Mobject, book: Any, step: int, items: list, seen: set, typed: lis
         item[key] = box(value) if key == "cell" else value
         if key == "cell":
             item["cell_role"] = colour_role(value)     # the cell's fill, or its frame
+            if item["cell_role"] == "heat":
+                item["heat"] = heat_of(value)           # where on the heat scale: the value it stands for
     if meta["users"]:
         item["users"] = [list(u) for u in meta["users"]]
     if meta.get("full"):

@@ -8,8 +8,8 @@ landings a scene marks mid-step (`landings`: a bar that grows from one value to 
     stands.divider(line, "prefix", 3, row_above, row_below)
     stands.landed(scene)                       # the pictures on screen now, kept for the step's record
 
-A bar is read as its height over `per`, scaled as the bar was since (its width against the width it
-was drawn with: a page scales a chart whole); a dividing line as its y and the centres of the rows
+A bar is read as its height (or length) over `per`, scaled as the bar was since (its thickness
+against the thickness it was drawn with: a page scales a chart whole); a dividing line as its y and the centres of the rows
 it claims to divide (layout.read_picture). tests/support/pictures.py checks them against the oracle.
 """
 from __future__ import annotations
@@ -21,9 +21,11 @@ from manim import Mobject
 from scenes.kit.text.layout import pictures_now
 
 
-def bar(mob: Mobject, label: str, per: float) -> Mobject:
-    """`mob`'s height stands for the value labelled `label`, `per` scene units a unit (as drawn now)."""
-    mob.stands = {"picture": "bar", "label": label, "per": float(per), "width": float(mob.width)}
+def bar(mob: Mobject, label: str, per: float, along: str = "y") -> Mobject:
+    """`mob`'s height (along "x": its length) stands for the value labelled `label`, `per` scene units
+    a unit as drawn now; its thickness now is the measure of how the page scales it later."""
+    thick = mob.width if along == "y" else mob.height
+    mob.stands = {"picture": "bar", "label": label, "per": float(per), "along": along, "thick": float(thick)}
     return mob
 
 

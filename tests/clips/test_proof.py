@@ -2,7 +2,7 @@
 have — a number off its cell, an axis reversed, a frame on the neighbour, a cell drawn invisible,
 the neighbour of the tracked element painted its yellow, a query named in the key's colour, the
 query's block drawn in the key's colour and the value's tag in the query's, dropout's mean bars
-a sample behind, future-check's prefix line a row low, a heat scale backwards, a
+a sample behind, future-check's prefix line a row low, a heat scale backwards, 4.1's arrows in reverse order, a
 masked cell's red on its neighbour, a precision drop on large inputs, a number typed past the
 book, a translation with its slots swapped — and shows that the suite's checks name it. (The
 animated path that ends short, and a colour changed at the same brightness: tests/pipeline/test_video.py.)"""
@@ -199,6 +199,15 @@ def test_the_prefix_line_one_row_low_is_named(monkeypatch):
                 part.shift(DOWN * pictures.ROW_H)
     monkeypatch.setattr(pictures.Board, "__init__", init)
     named(problems_of("future-check", inputs_for("future-check")), "the divider for prefix lies at y =")
+
+
+def test_the_weighted_arrows_drawn_in_reverse_order_are_named(monkeypatch):
+    """4.1's plane: the head-to-tail arrows αⱼxⱼ drawn last first, each still standing for its own."""
+    from scenes.kit.compose import boards
+    original = boards.head_to_tail
+    monkeypatch.setattr(boards, "head_to_tail", lambda plane, steps, color, labels=None:
+                        original(plane, steps[::-1], color, labels))
+    named(problems_of("weighted-average", inputs_for("weighted-average")), "the arrow for parts[0] is drawn as")
 
 
 def test_a_heat_scale_drawn_backwards_is_named(monkeypatch):

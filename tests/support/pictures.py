@@ -6,7 +6,8 @@ screen at each step's end (the layout's `pictures`) and at each landing a scene 
     picture_problems(manifest, expected) -> bars off their value, lines off their rows
 
 A bar's height (over the scale it was drawn at) must be its label's value within TOL of the
-largest value its chart shows; a dividing line must lie between the rows it names, and name the
+largest value its chart shows; an arrow's components (its end less its start, in its plane's
+coordinates) its vector's within TOL of the longest component on the planes; a dividing line must lie between the rows it names, and name the
 index the oracle gives (future-check's prefix)."""
 import re
 
@@ -30,12 +31,18 @@ def _shown(pictures, expected, n, when):
     for p in pictures:
         want = _value(expected, p["label"])
         name = f"step {n}{when}: the {p['picture']} for {p['label']}"
-        if want is None:
+        if want is None and p["picture"] != "arrow":
             out.append(f"{name} stands for a label no oracle gives")
         elif p["picture"] == "bar":
             tol = TOL * (largest.get(_chart(p["label"])) or 1.0)
             if p["drawn"] is None or abs(p["drawn"] - float(want)) > tol:
                 out.append(f"{name} is drawn {p['drawn']!r} high, the oracle says {float(want):.6g}")
+        elif p["picture"] == "arrow":
+            wants = [_value(expected, c) for c in p["components"]]
+            reach = max([abs(float(w)) for q in pictures if q["picture"] == "arrow"
+                         for w in (_value(expected, c) for c in q["components"]) if w is not None] or [1.0])
+            if None in wants or any(abs(d - w) > TOL * reach for d, w in zip(p["drawn"], wants)):
+                out.append(f"{name} is drawn as {p['drawn']}, the oracle says {wants}")
         elif p["picture"] == "divider":
             if p["index"] != want:
                 out.append(f"{name} divides at row {p['index']}, the oracle says {want}")

@@ -140,21 +140,23 @@ def beside_plane(table: Mobject, points: np.ndarray | None) -> NumberPlane | Non
 
 
 def tagged_arrows(plane: NumberPlane, points: Sequence[Any], tags: Sequence[Mobject], colors: Sequence[str],
-                  right: float) -> list[Mobject]:
+                  right: float, labels: Sequence[Sequence[str]] | None = None) -> list[Mobject]:
     """An arrow from the origin to each point (a dot where too short), each tag placed by its tip
     clear of the arrows, the axes and the other tags, left of x = right (plane.place_tags)."""
-    arrows = [arrow(plane, (0, 0), p, c) for p, c in zip(points, colors)]
+    arrows = [arrow(plane, (0, 0), p, c, labels[n] if labels else None) for n, (p, c) in enumerate(zip(points, colors))]
     area = (-config.frame_width / 2 + style.FRAME_MARGIN, style.CONTENT_BOTTOM, right, style.CONTENT_TOP)
     axes = [(axis.get_start(), axis.get_end()) for axis in (plane.x_axis, plane.y_axis)]
     place_tags(tags, [plane.c2p(*p) for p in points], area, plane.c2p(0, 0), axes)
     return arrows
 
 
-def head_to_tail(plane: NumberPlane, steps: Sequence[Any], color: str) -> list[Mobject]:
-    """Arrows one after another from the origin, each starting where the last one ended."""
+def head_to_tail(plane: NumberPlane, steps: Sequence[Any], color: str,
+                 labels: Sequence[Sequence[str]] | None = None) -> list[Mobject]:
+    """Arrows one after another from the origin, each starting where the last one ended (each standing
+    for its step's components labelled labels[n], where given)."""
     tip, out = np.zeros(2), []
-    for step in steps:
-        out.append(arrow(plane, tip, tip + step, color))
+    for n, step in enumerate(steps):
+        out.append(arrow(plane, tip, tip + step, color, labels[n] if labels else None))
         tip = tip + step
     return out
 

@@ -154,6 +154,9 @@ def read_picture(mob: Mobject) -> dict[str, Any]:
         scale = (mob.width if upright else mob.height) / s["thick"] if s["thick"] else 1.0
         length = mob.height if upright else mob.width
         out["drawn"] = round(float(length / scale / s["per"]), 6) if scale and s["per"] else None
+    elif s["picture"] == "arrow":
+        a, b = (s["plane"].p2c(p) for p in (mob.get_start(), mob.get_end()))
+        out.update(components=s["components"], drawn=[round(float(q - p), 6) for p, q in zip(a, b)])
     else:
         above, below = s["rows"]
         out.update(index=s["index"], y=round(float(mob.get_y()), 4), above=round(float(above.get_y()), 4),

@@ -29,7 +29,8 @@ from scenes.kit.draw.columns import GAP, same_columns
 from scenes.kit.motion.derive import Band
 from scenes.kit.motion.expressions import Derivation
 from scenes.kit.draw.grids import MatrixGrid
-from scenes.kit.text.layout import content_center, content_height, content_width, fit, in_block
+from scenes.kit.text.inblock import in_block
+from scenes.kit.text.layout import content_center, content_height, content_width, fit
 from scenes.kit.motion.made import first_of, make
 from scenes.kit.text.numbers import NumberBook, Shown
 from scenes.kit.page.page import Area, Page, fits, named, phrase, turn

@@ -12,7 +12,7 @@ from manim import LEFT, PI, UP, ManimColor, Rectangle, SurroundingRectangle, VGr
 
 from scenes.kit.text import lang, style
 from scenes.kit.text.glyphs import NumberText, clone
-from scenes.kit.text.layout import grid_block, in_block
+from scenes.kit.text.inblock import grid_block, in_block
 from scenes.kit.text.numbers import Shown, made_text
 
 

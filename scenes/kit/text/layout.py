@@ -8,13 +8,13 @@ with its rows and columns.
 """
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import numpy as np
 from manim import DL, UR, FadeIn, FadeOut, ImageMobject, Mobject, Scene, config
 
 from scenes.kit.text import lang, style
+from scenes.kit.text.inblock import block_of
 
 
 def frame() -> dict[str, float]:
@@ -188,36 +188,6 @@ def grids_shown(book: Any, items: list[dict[str, Any]]) -> dict[str, dict[str, i
             rows_cols[0] = max(rows_cols[0], place["row"] + 1)
             rows_cols[1] = max(rows_cols[1], place["col"] + 1)
     return {g: {"rows": r, "cols": c} for g, (r, c) in sorted(shape.items())}
-
-
-def block_of(mob: Mobject, around: str | None) -> str | None:
-    """The block a mobject draws (a MatrixGrid's, a named grid's: each clip declares its blocks'
-    roles, its BLOCKS, checked by tests/support/contract.block_problems), or the one around it."""
-    named = getattr(mob, "block", None)      # a MatrixGrid's
-    if isinstance(named, str):
-        return named
-    grid = getattr(mob, "grid", None)         # a named grid's MatrixGrid, whose block is its own
-    found = getattr(grid, "block", None)
-    return found if isinstance(found, str) else around
-
-
-def grid_block(label: str, grid: str) -> str:
-    """The block of a grid whose first entry is `label`: the label without its row and column
-    (wrap.head[1] for wrap.head[1][0][0]), else the grid's name."""
-    whole = ENTRY_LABEL.match(label)
-    return whole[1] if whole else grid.split("#")[0]
-
-
-ENTRY_LABEL = re.compile(r"^(.*?)(?:\[\d+\]){2}$")
-
-
-def in_block(book: Any, mob: Mobject, name: str) -> Mobject:
-    """Record that the book's items in `mob` (a grid's header, a name tag) belong to block `name`."""
-    for part in mob.get_family():
-        meta = book.meta.get(id(part))
-        if meta is not None and meta["kind"] != "mark":
-            meta["place"].setdefault("block", name)
-    return mob
 
 
 def _walk(mob: Mobject, book: Any, step: int, items: list, seen: set, typed: list, block: str | None) -> None:

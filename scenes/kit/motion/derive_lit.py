@@ -12,6 +12,7 @@ from typing import Any
 
 from manim import Mobject
 
+from scenes.kit.motion.carry import labelled
 from scenes.kit.text.layout import box, visible
 
 INSIDE = 0.02     # frame units: a number touching its frame's line is inside it
@@ -23,9 +24,9 @@ def _inside(inner: list[float], outer: list[float]) -> bool:
 
 
 def frames_now(scene: Any, kind: str = "source") -> list[list[float]]:
-    """The boxes of the visible light frames of `kind` on screen now."""
-    return [box(m) for m in scene.get_mobject_family_members()
-            if getattr(m, "lights", None) == kind and visible(m)]
+    """The boxes of the visible light frames of `kind` on screen now (a light is added to the scene
+    on its own: the top level is enough)."""
+    return [box(m) for m in scene.mobjects if getattr(m, "lights", None) == kind and visible(m)]
 
 
 def lit_now(scene: Any, kind: str = "source") -> tuple[list[str], list[list[str]]]:
@@ -36,17 +37,16 @@ def lit_now(scene: Any, kind: str = "source") -> tuple[list[str], list[list[str]
     if not frames:
         return [], []
     book, numbers, texts = scene.book, [], []
-    for mob in scene.get_mobject_family_members():
-        meta = book.meta.get(id(mob))
-        if meta is None or meta["kind"] not in ("number", "label"):
+    for (what, label), mob in labelled(book, scene.mobjects):
+        if what not in ("number", "label"):
             continue
         where = box(mob)
         if not any(_inside(where, f) for f in frames) or not visible(mob):
             continue
-        if meta["kind"] == "number" and meta["label"] not in numbers:
-            numbers.append(meta["label"])
-        elif meta["kind"] == "label":
-            texts.append(list(meta.get("numbers", [])))
+        if what == "number" and label not in numbers:
+            numbers.append(label)
+        elif what == "label":
+            texts.append(list(book.meta[id(mob)].get("numbers", [])))
     return numbers, texts
 
 

@@ -20,6 +20,11 @@ AXES = {"start": ("B", "T", "D"), "split": ("B", "T", "H", "d"), "transposed": (
 # Transposing back restores the split layout exactly (the point of step 4), and the step ends on
 # the merge: the passing "back" layout is recorded under the split's labels, shown in step 2.
 RECORDED_AS = {"back": "split"}
+
+# What each drawn block is: its name's colour (name tag, shape tag, header) and its frames' (the
+# entries' cells), or one role for both; read by tests/support/contract.block_problems from what is drawn.
+BLOCKS = {"start*": ("text", "grid"), "split*": ("text", "grid"), "transposed*": ("text", "grid"),
+          "merged*": ("text", "grid"), "wrong*": ("text", "grid")}        # one block a batch (start[0], ...)
 # What the lecturer says in each step (the caption is its one-line summary), from the book's 4.7,
 # keyed by step and case ("wrong.moves.count"): assets/lang/zh/multihead.json. Its slots
 # ({track}, {merged}, ...) are filled by the book with numbers the step draws.

@@ -1,6 +1,8 @@
 """The suite proves its own strength: each test plants a bug of the kind a scene could really
 have — a number off its cell, an axis reversed, a frame on the neighbour, a cell drawn invisible,
-the neighbour of the tracked element painted its yellow, a query named in the key's colour, a
+the neighbour of the tracked element painted its yellow, a query named in the key's colour, the
+query's block drawn in the key's colour and the value's tag in the query's, dropout's mean bars
+a sample behind, future-check's prefix line a row low, a heat scale backwards, 4.1's arrows in reverse order, a
 masked cell's red on its neighbour, a precision drop on large inputs, a number typed past the
 book, a translation with its slots swapped — and shows that the suite's checks name it. (The
 animated path that ends short, and a colour changed at the same brightness: tests/pipeline/test_video.py.)"""
@@ -131,6 +133,31 @@ def test_a_query_label_in_the_keys_colour_is_named(monkeypatch):
     named(problems_of("causal-mask", inputs_for("causal-mask", **BIG)), "is drawn in key, the oracle says query")
 
 
+def test_the_query_block_drawn_in_the_keys_colour_is_named(monkeypatch):
+    """4.2's Q and W_Q (frames, name tag, shape tag) drawn in the key's orange like K's, while the
+    caption and the names still say Q: the clip declares block q a query (BLOCKS)."""
+    from scenes.clips.score_grid import scene as score_grid
+    monkeypatch.setattr(score_grid, "ROLES", {"Q": "key", "K": "key", "V": "value"})
+    problems = problems_of("score-grid", inputs_for("score-grid"))
+    named(problems, "'Q' of block 'q' is drawn in key, the block is declared query")
+    named(problems, "'[6, 2]' of block 'q' is drawn in key, the block is declared query")
+    named(problems, "q[0][0]'s frame in block 'q' is drawn in key, the block is declared query")
+    named(problems, "'W_Q' of block 'wq' is drawn in key")
+
+
+def test_the_value_tag_in_the_querys_colour_is_named(monkeypatch):
+    """V's name tag alone drawn in the query's blue (its frames stay the value's green)."""
+    from scenes.kit.compose import boards
+    original = boards.name_tag
+
+    def name_tag(book, tex, name, shape, color):
+        return original(book, tex, name, shape, style.QUERY if name == "v" else color)
+    monkeypatch.setattr(boards, "name_tag", name_tag)
+    problems = problems_of("score-grid", inputs_for("score-grid"))
+    hits = named(problems, "of block 'v' is drawn in query, the block is declared value")
+    assert not any("frame in block 'v'" in p for p in problems), problems
+
+
 def test_a_masked_cells_red_on_its_neighbour_is_named(monkeypatch):
     """Each −∞ cell's red fill is drawn on the cell before it (its own frame stays red)."""
     def moved(grid):
@@ -140,6 +167,55 @@ def test_a_masked_cells_red_on_its_neighbour_is_named(monkeypatch):
                 grid.boxes[i][j - 1].set_fill(style.MASK, opacity=0.9)
     after_grid(monkeypatch, moved)
     named(problems_of("causal-mask", inputs_for("causal-mask", **BIG)), "its cell is drawn in the mask colour")
+
+
+# -- pictures that stand for numbers
+def test_the_running_mean_bars_one_sample_behind_are_named(monkeypatch):
+    """Dropout's sampling step grows its running-mean bars to the previous checkpoint's means as the
+    pointer moves to each row (the numbers above them stay right): read at each landing."""
+    from scenes.clips.dropout import scene as dropout
+    original, before = dropout.regrown, []
+
+    def behind(bars, drawn, values, unit):
+        before.append(values)
+        return original(bars, drawn, before[-2] if len(before) > 1 else values, unit)
+    monkeypatch.setattr(dropout, "regrown", behind)
+    problems = problems_of("dropout", inputs_for("dropout"))
+    named(problems, "(landing 2): the bar for running_mean@")
+    named(problems, "step 4: the bar for running_mean@")          # and at the step's end
+
+
+def test_the_prefix_line_one_row_low_is_named(monkeypatch):
+    """Future-check's dashed line between the kept prefix and the changed future, drawn a row low
+    (the prefix looks one longer)."""
+    from manim import DOWN, DashedLine
+    from scenes.kit.draw import pictures
+    original = pictures.Board.__init__
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        for part in self.submobjects:
+            if isinstance(part, DashedLine):
+                part.shift(DOWN * pictures.ROW_H)
+    monkeypatch.setattr(pictures.Board, "__init__", init)
+    named(problems_of("future-check", inputs_for("future-check")), "the divider for prefix lies at y =")
+
+
+def test_the_weighted_arrows_drawn_in_reverse_order_are_named(monkeypatch):
+    """4.1's plane: the head-to-tail arrows αⱼxⱼ drawn last first, each still standing for its own."""
+    from scenes.kit.compose import boards
+    original = boards.head_to_tail
+    monkeypatch.setattr(boards, "head_to_tail", lambda plane, steps, color, labels=None:
+                        original(plane, steps[::-1], color, labels))
+    named(problems_of("weighted-average", inputs_for("weighted-average")), "the arrow for parts[0] is drawn as")
+
+
+def test_a_heat_scale_drawn_backwards_is_named(monkeypatch):
+    """QKᵀ's cells coloured from the high end for its least score (the legend unchanged)."""
+    original = grids.heat_color
+    monkeypatch.setattr(grids, "heat_color", lambda value, low=0.0, high=1.0:
+                        original(low + high - value, low, high))
+    named(problems_of("score-grid", inputs_for("score-grid")), "of the heat scale in scores")
 
 
 # -- precision

@@ -8,11 +8,20 @@ Motion is proven like numbers: every copy flying into an expression records wher
 from (label, box), every carried item the label and box its flight left (`flown_from`); each
 start is checked against the term it names, each landing against the label of its place at the
 step's end (flight_problems). Planted: copies flying from their sources in reverse order, a
-carried grid whose entries land one cell off."""
+carried grid whose entries land one cell off.
+
+What is lit as each number lands is read back from the screen (scenes/kit/motion/derive_lit.py,
+the record's `lit`), not from the plan, and compared with the number's provenance
+(tests/support/lit.py), for every swept and derived number of every clip's default and preset.
+Planted: each entry of a sweep landing with the next entry's sources lit (the last with the
+first's) while its record still names its own."""
 import pytest
 
 from conftest import build
+from support.cases import PRESETS
 from support.derivations import derivations, flight_problems, sweep_problems, swept
+from support.dry_runs import dry_manifest
+from support.lit import lit_problems
 
 CLIPS = ("weighted-average", "score-grid", "causal-mask", "exercises")   # the clips whose grids are made
 
@@ -44,6 +53,37 @@ def test_every_entry_of_a_made_small_grid_is_made_with_its_sources_lit(clip):
     assert swept(m), f"{clip}: nothing swept"
     assert sweep_problems(m) == []
     assert {g: left for g, (_, left) in made_grids(m).items() if left} == {}
+
+
+@pytest.mark.parametrize("clip,preset", PRESETS, ids=[f"{c}:{p or 'default'}" for c, p in PRESETS])
+def test_what_is_lit_as_each_number_lands_is_its_sources(clip, preset):
+    """Every swept and derived number: the dry run's record (shared with test_carried, test_explain)."""
+    assert lit_problems(dry_manifest(clip, preset)) == []
+
+
+def test_a_sweep_lit_one_entry_ahead_is_named(monkeypatch):
+    """Each entry lands while the next entry's sources are lit (the last with the first's); the
+    record still names its own: only the screen read back at the landing tells."""
+    from scenes.kit.motion import sweep
+    right_entries, right_sources = sweep.entries_of, sweep.sources_lit
+    order: list[str] = []
+
+    def entries_of(book, rest):
+        numbers, others = right_entries(book, rest)
+        order[:] = [book.meta[id(m)]["label"] for m, _ in numbers]
+        return numbers, others
+
+    def ahead(scene, label, shown):
+        lit, _, short = right_sources(scene, label, shown)
+        after = order[(order.index(label) + 1) % len(order)] if label in order else label
+        return lit, right_sources(scene, after, shown)[1], short
+    monkeypatch.setattr(sweep, "entries_of", entries_of)
+    monkeypatch.setattr(sweep, "sources_lit", ahead)
+    m = build("weighted-average").manifest()
+    assert sweep_problems(m) == []          # the record alone says nothing is wrong
+    problems = lit_problems(m)
+    assert any("scores[1][0]: lands while ['x[2][0]', 'x[2][1]'] are lit, not its sources" in p
+               for p in problems), problems
 
 
 def test_a_swept_entry_lighting_the_wrong_source_is_caught(monkeypatch):

@@ -103,6 +103,7 @@ def test_one_cell_is_made_from_a_row_of_q_and_a_row_of_k():
     assert problems(m, moments, oracle("1 2; 3 4", "5 6; 7 8")) == []
     made = dict(next(r for r in m["numbers"] if r["label"] == "scores[0][1]")["derivation"])
     flights = made.pop("flights")        # each copy leaves from the number its term names
+    assert sorted(made.pop("lit")) == sorted(made["shows"]) and made.pop("lit_texts") == []   # lit as it lands
     assert [(f["term"], f["from"], f["kind"]) for f in flights] == [(t, t, "number") for t in made["shows"]]
     assert made == {"step": 1, "op": "dot", "shows": ["q[0][0]", "k[1][0]", "q[0][1]", "k[1][1]"], "with": [],
                     "expression": "1 · 7 + 2 · 8 = 23", "where": "page", "shorter": False}

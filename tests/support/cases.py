@@ -14,8 +14,10 @@ import pytest
 from conftest import build, inputs_for
 from scenes.pipeline.jobs.inputs import InputError, check, preset_names, raw_inputs
 from scenes.pipeline.jobs.registry import scene, specs
-from support.contract import (cell_problems, colour_problems, coverage, layout_problems, oracle_problems,
-                              precision_problems, structure_problems, user_problems)
+from support.contract import (block_problems, cell_problems, colour_problems, coverage, declared_blocks,
+                              layout_problems, oracle_problems, precision_problems, structure_problems,
+                              user_problems)
+from support.pictures import heat_problems, picture_problems
 from support.pixels import number_problems
 from support.shared_builds import shared_build
 
@@ -47,7 +49,8 @@ def generated(clip, seed):
 
 def proof_problems(clip, inputs, m):
     """Everything the manifest claims, against the clip's oracle: the numbers' values and
-    exact texts, their precision, their places and marks, their colours, every cell of a grid
+    exact texts, their precision, their places and marks, their colours (each block's as its clip
+    declares it), the pictures that stand for numbers (bars, dividing lines, heat colours), every cell of a grid
     shown, the user texts, and nothing recorded that is never on screen. (A typed number fails
     the build itself.)"""
     tests = oracle_module(clip)
@@ -59,6 +62,8 @@ def proof_problems(clip, inputs, m):
     problems += precision_problems(m, expected)
     problems += structure_problems(m, expected, names, marks)
     problems += colour_problems(m, expected, marks, tests.roles(inputs) if hasattr(tests, "roles") else None)
+    problems += block_problems(m, declared_blocks(clip))
+    problems += picture_problems(m, expected) + heat_problems(m, expected)
     problems += cell_problems(m)
     problems += user_problems(m, inputs)
     problems += [f"{r['label']} = {r['text']!r} is recorded but never on screen"

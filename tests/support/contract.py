@@ -347,3 +347,57 @@ def cell_problems(manifest):
                 out.append(f"step {st['step']}: {grid} ({shape['rows']} x {shape['cols']}) shows no entry in "
                            f"{len(missing)} cell(s): " + ", ".join(f"row {i} col {j}" for i, j in missing[:4]))
     return out
+
+
+# -- blocks: each drawn block (a grid with its name tag, shape tag and header) is what its clip declares
+def declared_blocks(clip):
+    """The clip's BLOCKS (scenes/clips/NAME/parts.py, else its scene module): {block: role, or
+    (its name's role, its frames' role)}; a key ending in * covers every block it starts."""
+    import importlib
+    from scenes.pipeline.jobs.registry import scene
+    module = scene(clip).__module__
+    for name in (module.rsplit(".", 1)[0] + ".parts", module):
+        try:
+            found = getattr(importlib.import_module(name), "BLOCKS", None)
+        except ImportError:
+            continue
+        if found is not None:
+            return found
+    return None
+
+
+def _block_role(blocks, name):
+    role = blocks.get(name)
+    if role is None:
+        role = next((r for k, r in blocks.items() if k.endswith("*") and name.startswith(k[:-1])), None)
+    return (role, role) if isinstance(role, str) else role
+
+
+def block_problems(manifest, blocks):
+    """Every block on screen is declared (blocks: declared_blocks(clip)), and drawn as declared: its
+    name tag, shape tag and header (the block's items that are neither entries nor axis labels) in
+    its name's role, its entries' frames (cell_role) in its frames' role, except cells a mark covers
+    (their colour is the mark's) and the tracked element's own cell."""
+    if blocks is None:
+        return []
+    out = []
+    for st in manifest["layout"]:
+        n = st["step"]
+        covered = {lab for it in st["items"] if it["kind"] == "mark" for lab in it["covers"]}
+        for it in st["items"]:
+            block = it.get("block")
+            if block is None or it["kind"] == "mark" or "axis" in it:
+                continue
+            role = _block_role(blocks, block)
+            if role is None:
+                out.append(f"step {n}: block {block!r} is drawn, but its clip declares no role for it")
+                continue
+            named, frames = role
+            if "row" in it:
+                if it["label"] not in covered and it.get("role") != "track" and it.get("cell_role") != frames:
+                    out.append(f"step {n}: {it['label']}'s frame in block {block!r} is drawn in "
+                               f"{it.get('cell_role')}, the block is declared {frames}")
+            elif it.get("role") != named:
+                out.append(f"step {n}: {it['text'][:16]!r} of block {block!r} is drawn in {it.get('role')}, "
+                           f"the block is declared {named}")
+    return out

@@ -79,7 +79,7 @@ def oracle(inputs):
     for j, c in enumerate(checkpoints):
         out[f"checkpoint[{j}]"] = c
         out[f"gap[{j}]"] = float((running[c - 1] - t(w)).abs().max())
-    out.update({f"running_mean@{count}[{i}]": float(v) for i, v in enumerate(running[-1])})
+    out.update({f"running_mean@{c}[{i}]": float(v) for c in checkpoints for i, v in enumerate(running[c - 1])})
     # step 5: a train-mode row at the configured p (first mask) beside the eval row
     if p < 1:
         train_row = dropped(w, inputs["masks"][0], p)

@@ -22,6 +22,17 @@ NARROW = 4             # a query or output at most this wide is written out in a
 WORDS = lang.words("causal_mask")
 NARRATION = WORDS["narration"]
 
+# What each drawn block is: its name's colour (name tag, shape tag, header) and its frames' (the
+# entries' cells), or one role for both; read by tests/support/contract.block_problems from what is drawn.
+BLOCKS = {"k": ("key", "grid"), "k_changed": ("key", "grid"), "v": ("value", "grid"), "v_changed": ("value", "grid"),
+          "mask": ("mask", "grid"), "mask_diagonal*": ("mask", "grid"), "weights": ("text", "heat"),
+          "weights_diagonal*": ("text", "heat"), "post_probs": ("text", "heat"), "post_zeroed": ("mask", "heat"),
+          "post_renormalised": ("value", "heat"), "masked": ("text", "heat"), "fresh": ("text", "heat"),
+          "cache_allowed": ("text", "heat"), "causal_before": ("track", "grid"), "shift_causal": ("text", "grid"),
+          "shift_open": ("text", "grid"), "open_before": ("track", "grid"),
+          "scores": ("text", "grid"), "scaled": ("text", "grid"), "output": ("accent", "grid"), "q": ("query", "grid"),
+          "row_sums": ("text", "grid"), "row_sums_diagonal*": ("text", "grid"), "post_row_sums": ("text", "grid")}
+
 
 def input_grid(book: NumberBook, name: str, label: str, values, color: str, names,
                changed=None) -> MatrixGrid:

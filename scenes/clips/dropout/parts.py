@@ -32,7 +32,8 @@ def mode_line(book: NumberBook, r: Any) -> Mobject:
 
 def weight_bars(r: Any, t: Table) -> VGroup:
     """The weights as bars under their columns of `t`, in the room the mask rows take later."""
-    return bars.under(t, r.weights, 1, t.y(1) - t.row_h * t.zoom() / 2 - 0.3)
+    return bars.under(t, r.weights, 1, t.y(1) - t.row_h * t.zoom() / 2 - 0.3,
+                      labels=[f"weights[{i}]" for i in range(len(r.weights))])
 
 
 def zero_rule(book: NumberBook, r: Any) -> Mobject:

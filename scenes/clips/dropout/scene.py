@@ -5,7 +5,7 @@ from scenes.clips.dropout import parts, words
 from scenes.clips.dropout.words import DECIMALS, MEAN_DECIMALS, NARRATION, one, zero
 from scenes.compute import dropout as compute
 from scenes.kit.motion import derive, tables
-from scenes.kit.text import style
+from scenes.kit.text import stands, style
 from scenes.kit.draw.anim import Appear, Vanish
 from scenes.kit.scene.base import ClipScene
 from scenes.kit.draw.columns import Table
@@ -226,13 +226,18 @@ class Dropout(ClipScene):
         room = Area(content_width(), height=TOP_Y - style.CONTENT_BOTTOM - 0.45, most=1.15)
         self.toward(tables.under(mode, board, room, buff=0.3))
         heights = [regrown(bars, r.checkpoint_means[-1], means, unit) for means in r.checkpoint_means]
+        means_at = [[f"running_mean@{c}[{i}]" for i in range(len(bars))] for c in r.checkpoints]
         self.play(Appear(mode), Appear(left), Appear(middle.row(0)))
         pointer = middle.band([1])
+        stands.relabel(heights[0], means_at[0])      # the bars stand for the pointed row's means
         self.play(Appear(marks), Appear(feet), Appear(legend), Appear(heights[0]), Appear(middle.row(1)),
                   Create(pointer))
+        stands.landed(self)
         for j in range(1, len(r.checkpoints)):
+            stands.relabel(heights[0], means_at[j])
             self.play(Transform(heights[0], heights[j]), Appear(middle.row(j + 1)),
                       pointer.animate.become(middle.band([j + 1])), run_time=0.6)
+            stands.landed(self)
             self.wait(0.2)
         self.play(Appear(numbers))
 

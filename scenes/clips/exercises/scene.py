@@ -18,6 +18,17 @@ BOOK_PARAMS = (768, 12)     # 3.3: GPT-2 small, D = 768, H = 12
 BOOK_SHAPES = (12, 3)       # the shapes exercise: D_o = 12, H = 3
 MAX_D, MAX_H, MAX_PAUSE = 4096, 64, 30
 EXERCISES = ("3.1", "3.2", "3.3", "zeros", "shapes", "dim", "diagonal")   # book order
+
+# What each drawn block is: its name's colour (name tag, shape tag, header) and its frames' (the
+# entries' cells), or one role for both; read by tests/support/contract.block_problems from what is drawn.
+BLOCKS = {"align.linear": ("query", "grid"), "align.v1": ("query", "grid"), "align.x": ("text", "grid"),
+          "align.out_v1": ("value", "grid"), "align.out_v2": ("value", "grid"), "wrap.head[0]": ("query", "grid"),
+          "wrap.head[1]": ("key", "grid"), "wrap.head[2]": ("value", "grid"), "wrap.head[3]": ("accent", "grid"),
+          "wrap.concat": ("text", "grid"), "zeros.masked": ("muted", "grid"), "zeros.frac": ("muted", "heat"),
+          "zeros.weights": ("muted", "heat"), "zeros.sums": ("accent", "grid"), "dim.scores": ("muted", "grid"),
+          "dim.right": ("muted", "heat"), "dim.right_rows": ("accent", "grid"), "dim.wrong": ("mask", "heat"),
+          "dim.wrong_rows": ("accent", "grid"), "dim.wrong_cols": ("text", "grid"), "diag.masked": ("muted", "grid"),
+          "diag.visible": ("accent", "grid"), "diag.weights": ("muted", "heat")}
 # What the lecturer says in each step (the caption is its one-line summary), keyed "EXERCISE.STEP";
 # 3.3's opening, said and on its card, chosen by whether the sizes are GPT-2's.
 WORDS = lang.words("exercises")

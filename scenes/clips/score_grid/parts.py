@@ -27,6 +27,13 @@ FULL_SCALE = 0.8     # below this, long column labels are abbreviated (the rows 
 WIDTH = 13.2         # the width a drawing may take
 AREA = Area(WIDTH)
 
+# What each drawn block is: its name's colour (name tag, shape tag, header) and its frames' (the
+# entries' cells), or one role for both; read by tests/support/contract.block_problems from what is drawn.
+BLOCKS = {"x": "text", "q": "query", "wq": "query", "k": "key", "wk": "key", "v": "value", "wv": "value",
+          "scores": ("text", "heat"), "scaled": ("text", "heat"), "weights_raw": ("text", "heat"),
+          "weights_scaled": ("text", "heat"), "row.scores": ("text", "grid"), "row.scaled": ("text", "grid"),
+          "variance.*": ("text", "grid")}
+
 
 def axis_names(book: NumberBook, tokens: list[str] | None, prefix: str, count: int) -> list[Shown]:
     """Token labels when given, else q0, q1, ... (indices recorded)."""

@@ -279,7 +279,8 @@ class ScoreGrid(ClipScene):
                             heat="weights" if n.startswith("weights") else None)
                  for n, vals, d, lab, c in rows]
         table = align_columns(grids, buff=0.12)
-        bars = grouped_bars([r.weights_raw, r.weights_scaled], [style.MUTED, style.ACCENT], len(r.k))
+        bars = grouped_bars([r.weights_raw, r.weights_scaled], [style.MUTED, style.ACCENT], len(r.k),
+                            labels=[[f"{n}[0][{j}]" for j in range(len(r.k))] for n in ("weights_raw", "weights_scaled")])
         query = book.text("查询 {}", name, color=style.QUERY, size=style.BODY_SIZE)
         line = book.text("最大权重：不缩放 {raw}　→　缩放后 {scaled}", raw=peaks[0], scaled=peaks[1], color=style.TEXT)
         caption = row_caption(book, r, name, peaks)

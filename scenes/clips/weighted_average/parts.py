@@ -28,6 +28,16 @@ COMPACT_SCALE = 0.62  # else the weights in colour only, cells as wide as keep t
 HEAT_W, HEAT_MIN = 0.3, 0.12   # a weights cell drawn in colour only
 STACK_ROOM = 0.15     # step 6 keeps this far from the title and caption bands
 
+# What each drawn block is: its name's colour (name tag, shape tag, header) and its frames' (the
+# entries' cells), or one role for both; read by tests/support/contract.block_problems from what is drawn.
+BLOCKS = {"x": ("text", "grid"), "products": ("text", "grid"), "scores": ("text", "grid"), "ratios": ("text", "grid"),
+          "shifted": ("text", "grid"), "exps": ("text", "grid"), "parts": ("text", "grid"), "output": ("text", "grid"),
+          "scores_sum": ("text", "grid"), "ratios_sum": ("text", "grid"), "shifted_sum": ("text", "grid"),
+          "exps_sum": ("text", "grid"), "weights_sum": ("text", "grid"), "weights": ("text", "heat"),
+          "gram": ("text", "heat"), "softmax_rows": ("text", "heat"), "softmax_cols": ("text", "heat"),
+          "softmax_rows_sums": ("text", "grid"), "softmax_cols_sums": ("text", "grid"),
+          "scores_shifted": ("text", "grid"), "exps_shifted": ("text", "grid"), "exps_shifted_sum": ("text", "grid")}
+
 
 def divide_table(book: NumberBook, r: Any, names: Sequence, colors: Sequence[str], head: Any) -> Columns:
     """Step 3's table: s_j and Σ, s / Σs where Σ is not zero (negative shares in red), and where it

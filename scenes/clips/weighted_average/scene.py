@@ -160,7 +160,8 @@ class WeightedAverage(ClipScene):
         if plane is None:
             return
         tags = [book.label(self.short(j), color=colors[j], size=style.LABEL_SIZE) for j in range(n_rows)]
-        arrows = boards.tagged_arrows(plane, r.x, tags, colors, grid.get_left()[0] - boards.GAP)
+        arrows = boards.tagged_arrows(plane, r.x, tags, colors, grid.get_left()[0] - boards.GAP,
+                                      labels=[[f"x[{j}][{c}]" for c in range(2)] for j in range(len(r.x))])
         self.play(*[boards.grow(a) for a in arrows], *[Appear(t) for t in tags])
 
     def dot_products(self) -> None:
@@ -221,7 +222,8 @@ class WeightedAverage(ClipScene):
             formula = book.math(r"\alpha_j = \frac{e^{s_j}}{\sum_k e^{s_k}}", size=36)
         self.clear_stage()
         table = softmax_table(book, r, self.names(), self.colors(), self.head)
-        bars = columns.side_bars(table, r.weights, [style.VALUE])
+        bars = columns.side_bars(table, r.weights, [style.VALUE],
+                                 labels=[f"weights[{j}][0]" for j in range(len(r.weights))])
         made = first_weight(book, table)
         band = boards.laid_out(self, VGroup(formula, VGroup(table, bars)).arrange(DOWN, buff=0.4), made)
         if band is not None:       # the numbers the sentence says, as the expressions draw them
@@ -272,9 +274,10 @@ class WeightedAverage(ClipScene):
                     *[Appear(m) for m in kept])
         if plane is None:
             return
-        for step in boards.head_to_tail(plane, r.parts, style.VALUE):
+        for step in boards.head_to_tail(plane, r.parts, style.VALUE,
+                                        labels=[[f"parts[{j}][{c}]" for c in range(2)] for j in range(len(r.parts))]):
             self.play(boards.grow(step), run_time=0.5)
-        self.play(boards.grow(arrow(plane, (0, 0), r.output, style.ACCENT)))
+        self.play(boards.grow(arrow(plane, (0, 0), r.output, style.ACCENT, ["output[0][0]", "output[0][1]"])))
 
     def matrix_form(self) -> None:
         """X Xᵀ and its softmax along each axis: on one board, else X Xᵀ on a page of its own first."""

@@ -29,6 +29,7 @@ from scenes.kit.draw.columns import GAP, same_columns
 from scenes.kit.motion.derive import Band
 from scenes.kit.motion.expressions import Derivation
 from scenes.kit.draw.grids import MatrixGrid
+from scenes.kit.text.inblock import in_block
 from scenes.kit.text.layout import content_center, content_height, content_width, fit
 from scenes.kit.motion.made import first_of, make
 from scenes.kit.text.numbers import NumberBook, Shown
@@ -76,6 +77,7 @@ def named_grid(book: NumberBook, name: str, values: Any, decimals: int, color: s
     """A grid drawn in its role's colour with 'name [shape]' beside it (.grid, .tag, .side)."""
     mob = MatrixGrid(book, name, values, decimals, stroke=color, **kw)
     tag = name_tag(book, tex, name, values.shape, color).next_to(mob.box_group, side, buff=0.15)
+    in_block(book, tag, mob.block)          # the tag is the block's: drawn in its role
     group = VGroup(mob, tag)
     group.grid, group.tag, group.side = mob, tag, side
     return group
@@ -139,21 +141,23 @@ def beside_plane(table: Mobject, points: np.ndarray | None) -> NumberPlane | Non
 
 
 def tagged_arrows(plane: NumberPlane, points: Sequence[Any], tags: Sequence[Mobject], colors: Sequence[str],
-                  right: float) -> list[Mobject]:
+                  right: float, labels: Sequence[Sequence[str]] | None = None) -> list[Mobject]:
     """An arrow from the origin to each point (a dot where too short), each tag placed by its tip
     clear of the arrows, the axes and the other tags, left of x = right (plane.place_tags)."""
-    arrows = [arrow(plane, (0, 0), p, c) for p, c in zip(points, colors)]
+    arrows = [arrow(plane, (0, 0), p, c, labels[n] if labels else None) for n, (p, c) in enumerate(zip(points, colors))]
     area = (-config.frame_width / 2 + style.FRAME_MARGIN, style.CONTENT_BOTTOM, right, style.CONTENT_TOP)
     axes = [(axis.get_start(), axis.get_end()) for axis in (plane.x_axis, plane.y_axis)]
     place_tags(tags, [plane.c2p(*p) for p in points], area, plane.c2p(0, 0), axes)
     return arrows
 
 
-def head_to_tail(plane: NumberPlane, steps: Sequence[Any], color: str) -> list[Mobject]:
-    """Arrows one after another from the origin, each starting where the last one ended."""
+def head_to_tail(plane: NumberPlane, steps: Sequence[Any], color: str,
+                 labels: Sequence[Sequence[str]] | None = None) -> list[Mobject]:
+    """Arrows one after another from the origin, each starting where the last one ended (each standing
+    for its step's components labelled labels[n], where given)."""
     tip, out = np.zeros(2), []
-    for step in steps:
-        out.append(arrow(plane, tip, tip + step, color))
+    for n, step in enumerate(steps):
+        out.append(arrow(plane, tip, tip + step, color, labels[n] if labels else None))
         tip = tip + step
     return out
 

@@ -11,7 +11,7 @@ from typing import Any, Sequence
 import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, DashedLine, Line, Rectangle, VGroup
 
-from scenes.kit.text import style
+from scenes.kit.text import stands, style
 from scenes.kit.draw.notes import note
 from scenes.kit.text.numbers import NumberBook, Shown
 
@@ -19,12 +19,16 @@ SMALL = style.LABEL_SIZE
 
 
 def plain(values: Sequence[float], xs: Sequence[float], unit: float, width: float,
-          color: str | None = None) -> VGroup:
-    """Bars standing on y = 0 at the given x positions (no numbers; the value colour unless told)."""
+          color: str | None = None, labels: Sequence[str] | None = None) -> VGroup:
+    """Bars standing on y = 0 at the given x positions (no numbers; the value colour unless told);
+    each stands for its label's value where `labels` are given (the layout's `pictures`)."""
     color = color or style.VALUE
-    return VGroup(*[Rectangle(width=width, height=max(float(v) * unit, 1e-3), fill_color=color,
-                              fill_opacity=0.85, stroke_width=0).move_to([x, 0, 0], aligned_edge=DOWN)
-                    for v, x in zip(values, xs)])
+    shown = VGroup(*[Rectangle(width=width, height=max(float(v) * unit, 1e-3), fill_color=color,
+                               fill_opacity=0.85, stroke_width=0).move_to([x, 0, 0], aligned_edge=DOWN)
+                     for v, x in zip(values, xs)])
+    for bar, label in zip(shown, labels or ()):
+        stands.bar(bar, label, unit)
+    return shown
 
 
 def targets(values: Sequence[float], xs: Sequence[float], unit: float, width: float) -> VGroup:
@@ -35,19 +39,21 @@ def targets(values: Sequence[float], xs: Sequence[float], unit: float, width: fl
                     for v, x in zip(values, xs)])
 
 
-def under(table: Any, values: Sequence[float], first: int, top: float, tallest: float = 2.4) -> VGroup:
+def under(table: Any, values: Sequence[float], first: int, top: float, tallest: float = 2.4,
+          labels: Sequence[str] | None = None) -> VGroup:
     """`values` as bars under the table's columns first, first + 1, …, standing on a base line at
-    most `tallest` high, their tops at `top` (the tallest bar's)."""
+    most `tallest` high, their tops at `top` (the tallest bar's); each stands for its label's value."""
     height = min(tallest, top - style.CONTENT_BOTTOM - 0.3)
     xs = [table.x(first + i) for i in range(len(values))]
     width = 0.5 * min(table.widths[first:first + len(values)]) * table.zoom()
-    shown = plain(values, xs, height / float(max(values)), width)
+    shown = plain(values, xs, height / float(max(values)), width, labels=labels)
     base = Line([xs[0] - width, 0, 0], [xs[-1] + width, 0, 0], color=style.GRID_LINE)
     return VGroup(shown, base).shift(UP * (top - height))
 
 
 def regrown(bars: VGroup, drawn: Sequence[float], values: Sequence[float], unit: float) -> VGroup:
-    """Copies of `bars` (drawn at the heights `drawn`, then placed) at the heights `values`."""
+    """Copies of `bars` (drawn at the heights `drawn`, then placed) at the heights `values` (each copy
+    stands for what its bar stands for: stands.relabel gives it its own)."""
     stretch = bars[0].height / max(float(drawn[0]) * unit, 1e-3)
     base = bars.get_bottom()[1]
     out = VGroup()
@@ -70,7 +76,8 @@ def marked(book: NumberBook, label: str, values: Sequence[float], marks: Sequenc
     feet = VGroup(base, *[note(book, "{}", s).next_to([x, 0, 0], DOWN, buff=0.15) for s, x in zip(names, xs)])
     for mob, x, v, a in zip(numbers, xs, values, marks):
         mob.move_to([x, max(float(v), float(a)) * unit + 0.1 + mob.height / 2, 0])
-    return plain(values, xs, unit, width), targets(marks, xs, unit, width), feet, numbers, unit
+    shown = plain(values, xs, unit, width, labels=[f"{label}[{i}]" for i in range(len(values))])
+    return shown, targets(marks, xs, unit, width), feet, numbers, unit
 
 
 def by_position(book: NumberBook, label: str, values: np.ndarray, prefix: int, room: float,

@@ -14,7 +14,7 @@ from typing import Any, Sequence
 import numpy as np
 from manim import DOWN, LEFT, ORIGIN, RIGHT, UP, Line, Mobject, Rectangle, Text, VectorizedPoint, VGroup
 
-from scenes.kit.text import style
+from scenes.kit.text import stands, style
 from scenes.kit.draw.grids import MatrixGrid
 from scenes.kit.text.numbers import NumberBook, Shown
 
@@ -232,8 +232,10 @@ class Columns(VGroup):
                 self.grids[0].row_labels, RIGHT))
 
 
-def side_bars(table: Columns, values: Sequence[float], colors: Sequence[str], length: float = 2.2) -> VGroup:
-    """A horizontal bar per row right of the table, as long as the row's value (0 to 1), on an axis."""
+def side_bars(table: Columns, values: Sequence[float], colors: Sequence[str], length: float = 2.2,
+              labels: Sequence[str] | None = None) -> VGroup:
+    """A horizontal bar per row right of the table, as long as the row's value (0 to 1), on an axis;
+    each stands for its label's value where `labels` are given (the layout's `pictures`)."""
     bars = VGroup()
     left = max(g.box_group.get_right()[0] for g in table.grids) + GAP * 2
     for i, w in enumerate(values):
@@ -241,6 +243,8 @@ def side_bars(table: Columns, values: Sequence[float], colors: Sequence[str], le
         bar = Rectangle(width=max(float(w), 0.0) * length + 1e-3, height=row.height * 0.6,
                         fill_color=colors[i % len(colors)], fill_opacity=0.85, stroke_width=0)
         bars.add(bar.move_to([left, row.get_center()[1], 0], aligned_edge=LEFT))
+        if labels:
+            stands.bar(bar, labels[i], length, along="x")
     column = table.grids[-1].box_group
     axis = Line([left, column.get_top()[1], 0], [left, column.get_bottom()[1], 0],
                 stroke_color=style.GRID_LINE, stroke_width=2)

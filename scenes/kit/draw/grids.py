@@ -12,6 +12,7 @@ from manim import LEFT, PI, UP, ManimColor, Rectangle, SurroundingRectangle, VGr
 
 from scenes.kit.text import lang, style
 from scenes.kit.text.glyphs import NumberText, clone
+from scenes.kit.text.inblock import grid_block, in_block
 from scenes.kit.text.numbers import Shown, made_text
 
 
@@ -146,12 +147,14 @@ class MatrixGrid(VGroup):
                   for j in range(self.n_cols)] for i in range(self.n_rows)]
         self.labels = labels
         self.grid = book.new_grid(labels[0][0].split("[", 1)[0] if self.n_rows and self.n_cols else "grid")
+        self.block = grid_block(labels[0][0], self.grid) if self.n_rows and self.n_cols else self.grid
         self.boxes = [[clone(_box()) for _ in range(self.n_cols)] for _ in range(self.n_rows)]
         self.entries = [[_entry(book, labels[i][j], values[i, j],
                                 decimals if looks[i][j].decimals is None else looks[i][j].decimals,
                                 looks[i][j].text,
                                 size * INF_SCALE if marks and np.isinf(values[i, j]) else size,
-                                {"grid": self.grid, "row": i, "col": j, "cell": self.boxes[i][j]},
+                                {"grid": self.grid, "row": i, "col": j, "cell": self.boxes[i][j],
+                                 "block": self.block},
                                 None if texts is None else texts[i][j], as_numbers)
                          for j in range(self.n_cols)] for i in range(self.n_rows)]
         flat = [e for row in self.entries for e in row]
@@ -198,6 +201,7 @@ class MatrixGrid(VGroup):
             self.header = (book.label(header, color=header_color, size=style.LABEL_SIZE)
                            if isinstance(header, str) else header)
             self.header.next_to(VGroup(self.box_group, self.col_labels), UP, buff=0.15)
+            in_block(book, self.header, self.block)      # drawn in the block's role (the clip's BLOCKS)
             self.add(self.header)
         if max_width and self.width > max_width:
             self.scale_to_fit_width(max_width)

@@ -13,7 +13,7 @@ import numpy as np
 from manim import (LEFT, RIGHT, DashedLine, DOWN, Line, ManimColor, Mobject, VGroup,
                    interpolate_color)
 
-from scenes.kit.text import style
+from scenes.kit.text import stands, style
 from scenes.kit.draw.columns import Table
 from scenes.kit.draw.grids import tile
 from scenes.kit.draw.notes import note
@@ -60,7 +60,8 @@ class Board(VGroup):
 
     columns: the three column titles; rows[b][t] = (left strip, right strip, number)."""
 
-    def __init__(self, book: NumberBook, columns: tuple[str, str, str], rows: list, prefix: int) -> None:
+    def __init__(self, book: NumberBook, columns: tuple[str, str, str], rows: list, prefix: int,
+                 prefix_label: str = "prefix") -> None:
         super().__init__()
         t_count = len(rows[0])
         head = VGroup(note(book, "t"), *[note(book, c) for c in columns])
@@ -78,11 +79,13 @@ class Board(VGroup):
             y -= ROW_H * 1.15
             tag = note(book, "批 {}", book.index(f"batch[{b}]", b), color=style.TEXT)
             self.add(tag.move_to([xs[1], y, 0], aligned_edge=LEFT))
+            places: list[Mobject] = []             # the positions' texts, row by row
             for t, (left, right, number) in enumerate(block):
                 y -= ROW_H
                 color = style.TEXT if t < prefix else style.MASK
                 pos = book.text("{}", book.index(f"position[{t}]", t), color=color, size=SMALL)
                 self.add(pos.move_to([xs[0], y, 0]))
+                places.append(pos)
                 left.move_to([xs[1], y, 0], aligned_edge=LEFT)
                 right.move_to([xs[2], y, 0], aligned_edge=LEFT)
                 number.move_to([xs[3] + num_w, y, 0], aligned_edge=RIGHT)
@@ -91,8 +94,9 @@ class Board(VGroup):
                 self.numbers.append(number)
             if 0 < prefix < t_count:   # the boundary between the kept and the perturbed positions
                 cut = y + (t_count - 1 - prefix) * ROW_H + ROW_H / 2
-                self.add(DashedLine([xs[0] - 0.2, cut, 0], [xs[2] + strip_w, cut, 0], dash_length=0.08,
-                                    stroke_width=2, color=style.MASK))
+                line = DashedLine([xs[0] - 0.2, cut, 0], [xs[2] + strip_w, cut, 0], dash_length=0.08,
+                                  stroke_width=2, color=style.MASK)
+                self.add(stands.divider(line, prefix_label, prefix, places[prefix - 1], places[prefix]))
 
     def number(self, b: int, t: int) -> Mobject:
         """The number of batch b, position t."""

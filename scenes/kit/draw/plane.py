@@ -7,7 +7,7 @@ from typing import Sequence
 import numpy as np
 from manim import Arrow, Dot, Mobject, NumberPlane
 
-from scenes.kit.text import style
+from scenes.kit.text import stands, style
 
 PLANE_HALF = 2.6      # the plane's half side, in scene units
 MARGIN = 1.15         # the plane reaches this much past the longest arrow
@@ -25,13 +25,16 @@ def plane_for(points: np.ndarray) -> NumberPlane:
                        background_line_style={"stroke_color": style.GRID_LINE, "stroke_opacity": 0.5})
 
 
-def arrow(plane: NumberPlane, start: Sequence[float], end: Sequence[float], color: str) -> Mobject:
-    """An arrow from start to end, or a dot where it would be too short to see."""
+def arrow(plane: NumberPlane, start: Sequence[float], end: Sequence[float], color: str,
+          labels: Sequence[str] | None = None) -> Mobject:
+    """An arrow from start to end, or a dot where it would be too short to see; the arrow stands for
+    the vector whose components are labelled `labels`, where given (the layout's `pictures`)."""
     a, b = plane.c2p(*start), plane.c2p(*end)
     if np.linalg.norm(b - a) < SHORTEST:
         return Dot(b, radius=0.06, color=color)
-    return Arrow(a, b, buff=0, color=color, stroke_width=5, max_tip_length_to_length_ratio=0.15,
-                 max_stroke_width_to_length_ratio=8)
+    shown = Arrow(a, b, buff=0, color=color, stroke_width=5, max_tip_length_to_length_ratio=0.15,
+                  max_stroke_width_to_length_ratio=8)
+    return stands.arrow(shown, labels, plane) if labels else shown
 
 
 def _overlaps(a: np.ndarray, b: np.ndarray, pad: float = 0.06) -> bool:

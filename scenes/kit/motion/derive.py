@@ -29,6 +29,7 @@ from manim import UP, Animation, AnimationGroup, LaggedStart, Mobject, Rectangle
 
 from scenes.kit.text import style
 from scenes.kit.draw.anim import Appear, Vanish
+from scenes.kit.motion.derive_lit import lit_now
 from scenes.kit.motion.expressions import SIZE, Derivation, Term, draw, record
 from scenes.kit.text.glyphs import NumberText
 from scenes.kit.text.layout import box as layout_box, snapshot
@@ -167,6 +168,7 @@ def derive(scene: Any, d: Derivation, band: Band) -> VGroup:
     entry = d.grid.entries[i][j]
     scene.add(entry)
     scene.play(Fly(entry, result, match=True), run_time=style.DERIVE_LAND * pace)
+    lit_then, texts_then = lit_now(scene)        # what the screen lights as the entry lands
     if MOMENTS is not None:          # tests: everything on screen at the widest moment
         MOMENTS.append({"label": d.result.label, **snapshot(scene, book, book.step)})
     scene.play(*[Vanish(m) for m in lights], run_time=style.DERIVE_LIGHT * pace)
@@ -177,7 +179,8 @@ def derive(scene: Any, d: Derivation, band: Band) -> VGroup:
     if rec is not None:
         rec["derivation"] = {"step": book.step, "op": d.op, "shows": d.shows(),
                              "with": [t.label for t in d.terms() if not t.source], "expression": d.text(),
-                             "where": band.where, "shorter": d.shorter, "flights": flights}
+                             "where": band.where, "shorter": d.shorter, "flights": flights, "lit": lit_then,
+                             "lit_texts": texts_then}
     return expr
 
 
@@ -190,6 +193,7 @@ def light(book: NumberBook, spot: Mobject, covers: list[str] | None, color: str,
           kind: str = "source") -> Mobject:
     """A frame around a cell (a mark covering its number) or a text (a plain frame)."""
     frame = SurroundingRectangle(spot, color=color, buff=0.05 if covers else 0.08, stroke_width=4)
+    frame.lights = kind              # read back at each landing (derive_lit.lit_now)
     return book.mark(frame, kind, covers) if covers else frame
 
 

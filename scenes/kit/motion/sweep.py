@@ -6,7 +6,8 @@ entries land one after another in reading order, each with its sources lit (no e
 A grid of up to SMALL cells is swept whole, within SWEEP_TIME at normal pace; a larger one sweeps
 its first row and the rest appears at once. Each swept entry's record says so:
 {"motion": "sweep", "sweep": "all" | "first row", "from": the labels lit, "shows": the same,
-"op": its provenance's op, "skipped" kept where its derivation had no room}; the sources are the compute package's provenance (book.sources), lit
+"op": its provenance's op, "skipped" kept where its derivation had no room, "lit": the labels inside
+the frames on screen as it lands, read back from the scene: derive_lit.lit_now}; the sources are the compute package's provenance (book.sources), lit
 where they are on screen (`shorter` where some are not).
 """
 from __future__ import annotations
@@ -19,6 +20,7 @@ from manim import Mobject, VGroup
 from scenes.kit.draw.anim import Appear, Vanish
 from scenes.kit.motion import carry
 from scenes.kit.motion.derive import light, note
+from scenes.kit.motion.derive_lit import landed
 from scenes.kit.motion.expressions import record
 from scenes.kit.text import style
 from scenes.kit.text.layout import visible
@@ -90,6 +92,7 @@ def sweep(scene: Any, rest: Mobject, *also: Any, run_time: float = 0.6) -> None:
         first = [Appear(m) for m in others] if n == 0 else []
         scene.play(*[Vanish(f) for f in lights], *[Appear(f) for f in frames], *first,
                    *[Appear(m) for m in (*boxes, entry)], run_time=each)
+        landed(scene, entry)         # the labels lit on screen as it lands
         lights = frames
     left = VGroup(*[m for e, b in numbers[len(swept):] for m in (*b, e)])
     closing = [*[Vanish(f) for f in lights], *([Appear(left)] if len(left) else []), *also]

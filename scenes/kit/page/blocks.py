@@ -12,7 +12,7 @@ from typing import Sequence
 import numpy as np
 from manim import DOWN, LEFT, PI, RIGHT, UL, UP, UR, Mobject, Rectangle, VGroup
 
-from scenes.kit.text import style
+from scenes.kit.text import stands, style
 from scenes.kit.draw.arrays import batch_columns, headed, in_grid
 from scenes.kit.text.glyphs import NumberText
 from scenes.kit.draw.grids import MatrixGrid, heat_color
@@ -99,9 +99,9 @@ def heat_legend(book: NumberBook, name: str, low: float, high: float, decimals: 
     return VGroup(cells, top, bottom)
 
 
-def grouped_bars(series, colors, n_cols: int, height: float = 1.8) -> VGroup:
+def grouped_bars(series, colors, n_cols: int, height: float = 1.8, labels=None) -> VGroup:
     """Bars for each column: one per series, side by side, the tallest `height` (place_bars
-    puts them over a grid's columns)."""
+    puts them over a grid's columns); labels[n][j]: what each stands for (the layout's `pictures`)."""
     top = max(float(np.max(s)) for s in series) or 1.0
     group = VGroup()
     for j in range(n_cols):
@@ -109,6 +109,8 @@ def grouped_bars(series, colors, n_cols: int, height: float = 1.8) -> VGroup:
             bar = Rectangle(width=0.3, height=max(float(values[j]), 0.0) / top * height + 1e-3,
                             fill_color=color, fill_opacity=0.9, stroke_width=0)
             bar.col, bar.offset, bar.share = j, n - (len(series) - 1) / 2, 0.8 / len(series)
+            if labels is not None:
+                stands.bar(bar, labels[n][j], height / top)
             group.add(bar)
     return group
 
@@ -118,7 +120,10 @@ def place_bars(bars: VGroup, grid: MatrixGrid, s: float = 1.0) -> VGroup:
     width = grid.boxes[0][0].width
     floor = max([grid.box_group.get_top()[1]] + [lab.get_top()[1] for lab in grid.col_labels]) + 0.15 * s
     for bar in bars:
+        thin = bar.width
         bar.stretch_to_fit_width(width * bar.share)
+        if getattr(bar, "stands", None):       # a narrower bar, not a smaller chart: its scale holds
+            bar.stands["thick"] *= bar.width / thin
         bar.move_to([grid.boxes[0][bar.col].get_x() + bar.offset * bar.width, floor, 0], aligned_edge=DOWN)
     return bars
 

@@ -14,6 +14,7 @@ import numpy as np
 from manim import DL, UR, FadeIn, FadeOut, ImageMobject, Mobject, Scene, config
 
 from scenes.kit.text import lang, style
+from scenes.kit.text.inblock import block_of
 
 
 def frame() -> dict[str, float]:
@@ -88,6 +89,17 @@ def role_of(rgb: Any) -> str:
     return "#" + "".join(f"{int(round(v)):02X}" for v in rgb)
 
 
+def heat_of(mob: Mobject) -> float | None:
+    """Where a filled cell's colour lies on the heat scale, 0 (low end) to 1 (high end)."""
+    colours, (low, high) = palette()
+    for part in mob.family_members_with_points():
+        fill = np.asarray(part.fill_rgbas)
+        if len(fill) and float(fill[0, 3]) > 0.05:
+            rgb = np.asarray(fill[0, :3], float) * 255
+            return round(float(np.clip(np.dot(rgb - low, high - low) / np.dot(high - low, high - low), 0, 1)), 4)
+    return None
+
+
 def colour_role(mob: Mobject) -> str | None:
     """The role of the colour a mobject is drawn in, read from its points' fill (a glyph, a filled
     cell) or, where nothing is filled, its stroke (a frame): the colour most of its visible parts
@@ -120,11 +132,47 @@ def snapshot(scene: Scene, book: Any, step: int) -> dict[str, Any]:
     seen: set[int] = set()
     typed: list[str] = []
     for top in scene.mobjects:
-        _walk(top, book, step, items, seen, typed)
+        _walk(top, book, step, items, seen, typed, None)
     if typed:
         from scenes.kit.text.numbers import TypedNumberError
         raise TypedNumberError(f"step {step}: " + "; ".join(typed[:5]))
-    return {"step": step, "items": items, "grids": grids_shown(book, items)}
+    out = {"step": step, "items": items, "grids": grids_shown(book, items)}
+    shown, landings = pictures_now(scene), getattr(scene, "picture_landings", {}).get(step)
+    if shown:
+        out["pictures"] = shown
+    if landings:
+        out["landings"] = list(landings)
+    return out
+
+
+def read_picture(mob: Mobject) -> dict[str, Any]:
+    """What a picture that stands for a number shows now (scenes/kit/text/stands.py), read from the mobject."""
+    s: dict[str, Any] = getattr(mob, "stands")
+    out = {"picture": s["picture"], "label": s["label"], "box": box(mob), "role": colour_role(mob)}
+    if s["picture"] == "bar":
+        upright = s["along"] == "y"
+        scale = (mob.width if upright else mob.height) / s["thick"] if s["thick"] else 1.0
+        length = mob.height if upright else mob.width
+        out["drawn"] = round(float(length / scale / s["per"]), 6) if scale and s["per"] else None
+    elif s["picture"] == "arrow":
+        a, b = (s["plane"].p2c(p) for p in (mob.get_start(), mob.get_end()))
+        out.update(components=s["components"], drawn=[round(float(q - p), 6) for p, q in zip(a, b)])
+    else:
+        above, below = s["rows"]
+        out.update(index=s["index"], y=round(float(mob.get_y()), 4), above=round(float(above.get_y()), 4),
+                   below=round(float(below.get_y()), 4))
+    return out
+
+
+def pictures_now(scene: Any) -> list[dict[str, Any]]:
+    """Every visible picture on screen now."""
+    seen: set[int] = set()
+    out = []
+    for m in (m for top in scene.mobjects for m in top.get_family()):
+        if id(m) not in seen and getattr(m, "stands", None) is not None and visible(m):
+            seen.add(id(m))
+            out.append(read_picture(m))
+    return out
 
 
 def grids_shown(book: Any, items: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
@@ -142,10 +190,11 @@ def grids_shown(book: Any, items: list[dict[str, Any]]) -> dict[str, dict[str, i
     return {g: {"rows": r, "cols": c} for g, (r, c) in sorted(shape.items())}
 
 
-def _walk(mob: Mobject, book: Any, step: int, items: list, seen: set, typed: list) -> None:
+def _walk(mob: Mobject, book: Any, step: int, items: list, seen: set, typed: list, block: str | None) -> None:
     if id(mob) in seen:
         return
     seen.add(id(mob))
+    block = block_of(mob, block)
     meta = book.meta.get(id(mob))
     if meta is None:
         drawn = digits_drawn(mob)
@@ -153,7 +202,7 @@ def _walk(mob: Mobject, book: Any, step: int, items: list, seen: set, typed: lis
             typed.append(f"{type(mob).__name__} {drawn!r} was not made by the NumberBook")
             return
         for sub in mob.submobjects:
-            _walk(sub, book, step, items, seen, typed)
+            _walk(sub, book, step, items, seen, typed, block)
         return
     if not visible(mob):
         return
@@ -161,7 +210,7 @@ def _walk(mob: Mobject, book: Any, step: int, items: list, seen: set, typed: lis
         items.append({"kind": "mark", "label": meta["mark"], "text": "", "mark": meta["mark"],
                       "covers": meta["covers"], "box": box(mob), "role": colour_role(mob)})
         for sub in mob.submobjects:
-            _walk(sub, book, step, items, seen, typed)
+            _walk(sub, book, step, items, seen, typed, block)
         return
     item = {"kind": meta["kind"], "label": meta["label"], "text": meta["text"], "box": box(mob),
             "role": colour_role(mob)}
@@ -169,10 +218,15 @@ def _walk(mob: Mobject, book: Any, step: int, items: list, seen: set, typed: lis
         item[key] = box(value) if key == "cell" else value
         if key == "cell":
             item["cell_role"] = colour_role(value)     # the cell's fill, or its frame
+            if item["cell_role"] == "heat":
+                item["heat"] = heat_of(value)           # where on the heat scale: the value it stands for
     if meta["users"]:
         item["users"] = [list(u) for u in meta["users"]]
     if meta.get("full"):
         item["full"] = meta["full"]      # an abbreviated label's whole text
+    block = item.get("block") or (item["grid"].split("#")[0] if "grid" in item else block)
+    if block is not None:
+        item["block"] = block            # the block it is drawn in (its role: the clip's BLOCKS)
     items.append(item)
     for label in meta["numbers"] + ([meta["label"]] if meta["kind"] == "number" else []):
         for rec in book.records:

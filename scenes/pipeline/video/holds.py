@@ -43,6 +43,7 @@ from manim.scene.scene_file_writer import SceneFileWriter
 from manim.scene.video_segment_encoder import VideoSegmentEncoder
 
 from scenes.pipeline.video.h264 import pictures, skip_copies
+from scenes.pipeline.video.overlap import Overlapped
 
 MODES = ("copy", "repeat", "frames")
 MODE = "copy"
@@ -165,11 +166,15 @@ class HoldEncoder(VideoSegmentEncoder):
             raise self._operation_error("finish", error) from error
 
 
-class HoldWriter(SceneFileWriter):
-    """Manim's file writer whose segments are encoded by HoldEncoder."""
+class HoldWriter(Overlapped, SceneFileWriter):
+    """Manim's file writer whose segments are encoded by HoldEncoder, drawn beside their
+    encoding (scenes/pipeline/video/overlap.py)."""
 
     work: list[Work] = []      # the last render's segments, in order (not the encoders: each
                                # holds x264's buffers, ~150 MB at 1080p, until it is dropped)
+
+    def __init__(self, settings: Any) -> None:
+        super().__init__(self.overlap_settings(settings))
 
     def _create_segment_encoder(self, target: Path) -> VideoSegmentEncoder:
         chosen = mode()

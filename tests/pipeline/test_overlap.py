@@ -1,0 +1,58 @@
+"""Drawing beside encoding (scenes/pipeline/video/overlap.py): a clip's segments encoded while
+the next plays are drawn give the step videos, clip and manifest of Manim's way (each play
+joined at its end) byte for byte; the drawing does go on past a play's end."""
+from pathlib import Path
+
+from conftest import inputs_for
+from scenes.pipeline.run import runner
+from scenes.pipeline.video import overlap
+from test_steps import differences
+
+
+def render(out: Path) -> Path:
+    runner.render_clip("dropout", inputs_for("dropout"), "tiny", "mp4", out, sections=True)
+    return out
+
+
+def in_flight(monkeypatch) -> list[int]:
+    """The segments in flight each time a play's segment is sealed (the drawing goes on)."""
+    from manim.scene.scene_file_writer import SceneFileWriter
+    seen: list[int] = []
+    close = SceneFileWriter.close_partial_movie_stream
+
+    def sealed(self):
+        close(self)
+        seen.append(len(self._inflight_encode_jobs))
+    monkeypatch.setattr(SceneFileWriter, "close_partial_movie_stream", sealed)
+    return seen
+
+
+def test_the_overlapped_encoder_gives_manims_files(tmp_path, monkeypatch, tiny_chapter):
+    """tiny_chapter's dropout (render.py, overlapped) against Manim's way here, byte for byte;
+    Manim's way joins every play (one segment in flight at most), ours lets them run on."""
+    monkeypatch.setenv("OVERLAP", "off")
+    manims = in_flight(monkeypatch)
+    render(tmp_path / "off")
+    assert max(manims) == 0
+    assert differences(tiny_chapter, tmp_path / "off", "dropout") == []
+    monkeypatch.setenv("OVERLAP", "on")
+    ours = in_flight(monkeypatch)
+    render(tmp_path / "on")
+    assert 1 <= max(ours) < overlap.LANE
+    assert differences(tmp_path / "on", tmp_path / "off", "dropout") == []
+
+
+def test_planted_a_frame_changed_on_the_way_is_caught(tmp_path, monkeypatch, tiny_chapter):
+    """Planted: the overlapped job writes one frame of one segment with a pixel changed."""
+    put = overlap.ChainedJob.put
+    count = [0]
+
+    def changed(self, repeat, frame):
+        count[0] += 1
+        if count[0] == 40:
+            frame = frame.copy()
+            frame[0, 0] = 255 - frame[0, 0]
+        put(self, repeat, frame)
+    monkeypatch.setattr(overlap.ChainedJob, "put", changed)
+    found = differences(render(tmp_path / "on"), tiny_chapter, "dropout")
+    assert any(f.startswith("dropout.sections/") for f in found), found

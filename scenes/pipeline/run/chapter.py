@@ -78,18 +78,17 @@ def tasks_for(out: Path, quality: str, sections: bool, pace: str = "normal", voi
 def as_step_jobs(tasks: list[Task], sections: bool, pace: str, voice: str | None, cores: int,
                  split: bool | None = None, course: Course | None = None, cluster: bool = False,
                  ) -> tuple[list[Task], dict[str, tuple[Task, steps.Split]]]:
-    """Each clip render that pays to split (`split` forces it either way) replaced by its step
-    jobs; the list ordered longest first, so that the cores stay busy to the end. It pays
-    (steps.py, bench/README.md) on a cluster (a job a step) and on this machine's cores when the
-    clip renders are fewer than twice the cores (`cores` runs of steps a clip): eight clips on
-    two cores keep both busy whole (split, the 1080p chapter took 0.90x its length, whole 0.71x).
-    Returns the tasks and, for each step task's key, the clip render it is part of."""
+    """Each clip render from 720p30 up (steps.splits; `split` forces it either way) replaced by
+    step jobs, the longest clips first, then the title cards, so that the cores stay busy to
+    the end. On this machine's cores a clip is one step job, steps 1 to its last, which gives
+    away the steps it has not begun when a core is free and no render waits (steal.py; run_all);
+    `split=True`: `cores` runs of steps a clip; on a cluster a job a step. A clip below 720p, or
+    with a voice, renders whole, in book order (bench/README.md: at 480p15 the chapter takes
+    seconds). Returns the tasks and, for each step task's key, the clip render it is part of."""
     from scenes.pipeline.jobs.inputs import check, raw_inputs
     from scenes.pipeline.jobs.job import RenderJob
     out: list[tuple[float, Task]] = []
     owners: dict[str, tuple[Task, steps.Split]] = {}
-    renders = sum(1 for t in tasks if not t.entry and t.args[0] != "title-card")
-    pays = cluster or renders < 2 * cores
     for task in tasks:
         if task.entry or task.args[0] == "title-card":
             out.append((0.0, task))
@@ -98,22 +97,30 @@ def as_step_jobs(tasks: list[Task], sections: bool, pace: str, voice: str | None
         inputs = course.checked[clip] if course and clip in course.checked else check(clip, raw_inputs(clip))
         job = RenderJob(clip=clip, inputs=inputs, quality=options["--quality"],
                         out=Path(task.out), sections=sections, pace=pace, voice=voice, lang=task.lang)
-        if not (pays and steps.splits(job, cores) if split is None else split and job.voice is None):
+        if not (steps.splits(job, cores) if split is None else split and job.voice is None):
             out.append((float("inf"), task))
             continue
-        part = steps.prepare(job, None if cluster else cores)
+        part = steps.prepare(job, None if cluster else cores if split else 1)
         for step in part.tasks:
             owners[step.key] = (task, part)
             out.append((part.seconds_of(step), step))
-    return [t for _, t in sorted(out, key=lambda pair: -pair[0])], owners
+    return longest_first(out), owners
+
+
+def longest_first(planned: list[tuple[float, Task]]) -> list[Task]:
+    """The tasks by their planned seconds, the longest first (whole clips, unplanned, first in book order)."""
+    return [t for _, t in sorted(planned, key=lambda pair: -pair[0])]
 
 
 def run_all(tasks: list[Task], executor: Executor, owners: dict[str, tuple[Task, steps.Split]] | None = None) -> None:
     """Run the renders with one progress line; a render's stamp is written once its files are in
     place, if the files that shaped it are those its stamp was made from; the first failure stops
-    the rest. A step job's clip is joined when its last step is done, then stamped."""
-    start, count, shown, unstamped = time.monotonic(), [0], "", []
+    the rest. A step job's clip is joined when its every step is drawn, then stamped. On this
+    machine's cores, while a core is free and no render waits, the running step job with the
+    most planned seconds left is asked for the steps it has not begun (steal.py)."""
+    start, count, shown, unstamped, total = time.monotonic(), [0], "", [], [len(tasks)]
     owners = owners or {}
+    given: list[Task] = []
 
     def stamped(task: Task, checkout: str) -> None:
         missing = [f for f in task.files if not (Path(task.out) / f).exists()]
@@ -126,20 +133,46 @@ def run_all(tasks: list[Task], executor: Executor, owners: dict[str, tuple[Task,
         else:
             unstamped.append(task.label)
 
+    def taken(task: Task) -> None:
+        clip, part = owners[task.key]
+        new = part.taken(task)
+        if new is not None:
+            owners[new.key] = (clip, part)
+            given.append(new)
+            total[0] += 1
+
     def done(task: Task, result: Result) -> None:
         nonlocal shown
         if task.key in owners:
             clip, part = owners[task.key]
+            taken(task)                 # it may have given steps away as it ended
             if part.step_done(task):
                 steps.finish(part)
                 stamped(clip, code_hash(clip.module) + catalogue_hash(clip.lang))
         else:
             stamped(task, result.checkout)
         count[0] += 1
-        shown = progress(start, count[0], len(tasks), shown)
+        shown = progress(start, count[0], total[0], shown)
+
+    def idle(running: list[Task], waiting: int) -> list[Task]:
+        for task in running:
+            if task.key in owners:
+                taken(task)
+        mine = [t for t in running if t.key in owners]
+        if not given and not waiting and not any(int(t.args[1]) in owners[t.key][1].asked for t in mine):
+            mine = [t for t in mine if owners[t.key][1].askable(t)]
+            if mine:
+                task = max(mine, key=lambda t: owners[t.key][1].left(t))
+                owners[task.key][1].ask(task)
+        out = given[:]
+        given.clear()
+        return out
 
     try:
-        executor.run(tasks, done)
+        if isinstance(executor, LocalExecutor) and owners:
+            executor.run(tasks, done, idle)
+        else:
+            executor.run(tasks, done)
     except TaskFailed as err:
         if err.result.code == 2:      # the clip refused its input (a missing recording)
             raise InputError("voice", err.task.label, err.result.message) from None

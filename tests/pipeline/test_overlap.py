@@ -56,3 +56,37 @@ def test_planted_a_frame_changed_on_the_way_is_caught(tmp_path, monkeypatch, tin
     monkeypatch.setattr(overlap.ChainedJob, "put", changed)
     found = differences(render(tmp_path / "on"), tiny_chapter, "dropout")
     assert any(f.startswith("dropout.sections/") for f in found), found
+
+
+def encoded(frames, make) -> list[bytes]:
+    """x264's packets (the project's settings) for RGBA arrays made into frames by `make`."""
+    import av
+    from scenes.pipeline.run.runner import ENCODER
+    context = av.CodecContext.create("libx264", "w")
+    context.width, context.height, context.pix_fmt = frames[0].shape[1], frames[0].shape[0], "yuv420p"
+    context.time_base, context.options = __import__("fractions").Fraction(1, 5), dict(ENCODER)
+    out = []
+    for n, pixels in enumerate(frames):
+        frame = make(pixels)
+        frame.pts = n
+        out += [bytes(p) for p in context.encode(frame)]
+    return out + [bytes(p) for p in context.encode(None)]
+
+
+def frame_problems(make) -> list[str]:
+    import av
+    import numpy as np
+    rng = np.random.default_rng(7)
+    frames = [rng.integers(0, 256, (144, 256, 4), dtype=np.uint8) for _ in range(6)]
+    found = [f"frame {n}: other pixels or format" for n, p in enumerate(frames)
+             if make(p).format.name != "rgba" or not np.array_equal(make(p).to_ndarray(), p)]
+    manims = encoded(frames, lambda p: av.VideoFrame.from_ndarray(p, format="rgba"))
+    return found + ([] if encoded(frames, make) == manims else ["x264's packets differ from from_ndarray's"])
+
+
+def test_a_drawn_frame_is_made_as_from_ndarray_makes_it():
+    """holds.rgba_frame (one copy into PyAV's plane) encodes to from_ndarray's packets, byte for byte;
+    planted: the rows made bottom up."""
+    from scenes.pipeline.video import holds
+    assert frame_problems(holds.rgba_frame) == []
+    assert frame_problems(lambda p: holds.rgba_frame(p[::-1].copy())) != []

@@ -14,10 +14,10 @@ start and the build up to its first step, 2.5-3.5 s of CPU; at 480p15 and below 
 hardly take longer than that, at 1080p60 far longer. So one clip is split from 720p30 up when
 more than one core is free, into as many runs of steps as there are cores (their planned
 seconds balanced: a job a step cost 22% more CPU than the whole render, for dropout on 2 cores,
-and hardly paid); a chapter on this machine's cores keeps its clips whole (eight clips keep the
-cores busy: split, the 1080p chapter took 0.90x its length, whole 0.71x), and on a cluster each
-step is a job (chapter.py). A voice, a still, a dry run: whole. STEP_JOBS=off renders every clip
-whole, STEP_JOBS=on splits at every quality.
+and hardly paid); a chapter on this machine's cores renders each clip as one step job, steps 1
+to its last, which gives the steps it has not begun to a free core (steal.py), and on a cluster
+each step is a job (chapter.py). A voice, a still, a dry run: whole. STEP_JOBS=off renders every
+clip whole, STEP_JOBS=on splits at every quality.
 """
 from __future__ import annotations
 

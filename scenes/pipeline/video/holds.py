@@ -79,7 +79,7 @@ def rgba_frame(pixels: np.ndarray) -> av.VideoFrame:
     frame = av.VideoFrame(width, height, "rgba")
     if frame.planes[0].line_size != width * 4:
         return av.VideoFrame.from_ndarray(pixels, format="rgba")
-    frame.planes[0].update(pixels)
+    frame.planes[0].update(cast(bytes, pixels))          # any buffer: the array, not a bytes copy
     return frame
 
 
@@ -105,14 +105,10 @@ class HoldEncoder(VideoSegmentEncoder):
     def write_frame(self, pixels: Any, *, repeat: int = 1) -> None:
         if repeat == 1:
             self._validate_frame(pixels, repeat)
-            self.work.encoded += 1
             try:
-                frame = rgba_frame(pixels)
-                frame.pts = self._next_pts
-                frame.time_base = Fraction(self.spec.frame_rate.denominator, self.spec.frame_rate.numerator)
-                self._next_pts += 1
-                for packet in self._stream.encode(frame):
+                for packet in self._encode(rgba_frame(pixels), self._next_pts):
                     self._container.mux(packet)
+                self._next_pts += 1
             except BaseException as error:
                 raise self._operation_error("encode", error) from error
             return

@@ -166,6 +166,10 @@ def side_by_side(against, quality, scratch, duration, cores, clip="dropout", cha
 
 def first_run(scratch, duration, cores):
     """`bash run.sh chapter` in a new checkout (no .cache), then again into a fresh folder."""
+    import hashlib
+    want = hashlib.sha256((ROOT / "requirements.txt").read_bytes() + (ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    if (ROOT / ".venv" / ".requirements.sha256").read_text().strip() != want:
+        return {"skipped": "the shared .venv was set up from other requirements (run.sh would install into it)"}
     clone = scratch / "clone"
     subprocess.run(["git", "worktree", "add", "--detach", str(clone), "HEAD"], cwd=ROOT, check=True,
                    capture_output=True)

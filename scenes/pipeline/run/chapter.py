@@ -21,7 +21,7 @@ from scenes.kit.text.style import BOOK_TITLE
 from scenes.pipeline.run.executor import (  # noqa: F401  (job_count: re-exported)
     Executor, LocalExecutor, Result, Task, TaskFailed, job_count,
 )
-from scenes.pipeline.run import steps
+from scenes.pipeline.run import steal, steps
 from scenes.pipeline.jobs.course import Course
 from scenes.pipeline.jobs.files import stem, write_atomic
 from scenes.pipeline.jobs.inputs import InputError
@@ -118,9 +118,9 @@ def run_all(tasks: list[Task], executor: Executor, owners: dict[str, tuple[Task,
     the rest. A step job's clip is joined when its every step is drawn, then stamped. On this
     machine's cores, while a core is free and no render waits, the running step job with the
     most planned seconds left is asked for the steps it has not begun (steal.py)."""
-    start, count, shown, unstamped, total = time.monotonic(), [0], "", [], [len(tasks)]
+    start, count, shown, unstamped = time.monotonic(), [0], "", []
     owners = owners or {}
-    given: list[Task] = []
+    giving = steal.Giving(owners)
 
     def stamped(task: Task, checkout: str) -> None:
         missing = [f for f in task.files if not (Path(task.out) / f).exists()]
@@ -133,44 +133,22 @@ def run_all(tasks: list[Task], executor: Executor, owners: dict[str, tuple[Task,
         else:
             unstamped.append(task.label)
 
-    def taken(task: Task) -> None:
-        clip, part = owners[task.key]
-        new = part.taken(task)
-        if new is not None:
-            owners[new.key] = (clip, part)
-            given.append(new)
-            total[0] += 1
-
     def done(task: Task, result: Result) -> None:
         nonlocal shown
         if task.key in owners:
             clip, part = owners[task.key]
-            taken(task)                 # it may have given steps away as it ended
+            giving.taken(task)                 # it may have given steps away as it ended
             if part.step_done(task):
                 steps.finish(part)
                 stamped(clip, code_hash(clip.module) + catalogue_hash(clip.lang))
         else:
             stamped(task, result.checkout)
         count[0] += 1
-        shown = progress(start, count[0], total[0], shown)
-
-    def idle(running: list[Task], waiting: int) -> list[Task]:
-        for task in running:
-            if task.key in owners:
-                taken(task)
-        mine = [t for t in running if t.key in owners]
-        if not given and not waiting and not any(int(t.args[1]) in owners[t.key][1].asked for t in mine):
-            mine = [t for t in mine if owners[t.key][1].askable(t)]
-            if mine:
-                task = max(mine, key=lambda t: owners[t.key][1].left(t))
-                owners[task.key][1].ask(task)
-        out = given[:]
-        given.clear()
-        return out
+        shown = progress(start, count[0], len(owners) + sum(1 for t in tasks if t.key not in owners), shown)
 
     try:
         if isinstance(executor, LocalExecutor) and owners:
-            executor.run(tasks, done, idle)
+            executor.run(tasks, done, giving.idle)
         else:
             executor.run(tasks, done)
     except TaskFailed as err:

@@ -81,3 +81,37 @@ def answer(work: Path, first: int) -> int | None:
         return None
     gave_file(work, first).unlink(missing_ok=True)
     return kept
+
+
+class Giving:
+    """The chapter's side (or one clip's on every core): the step tasks of clips rendered as
+    step jobs (`owners`: a task's key -> (what it is part of, its steps.Split)); idle() asks a
+    running one for its steps not begun while a core is free and no render waits, and gives
+    the tasks for the steps given away."""
+
+    def __init__(self, owners: dict[str, tuple[Any, Any]]) -> None:
+        self.owners = owners
+        self.given: list[Any] = []       # the tasks given away, not yet run
+
+    def taken(self, task: Any) -> None:
+        """Where `task` answered and gave steps away, the task that draws them, to run next."""
+        owner, split = self.owners[task.key]
+        new = split.taken(task)
+        if new is not None:
+            self.owners[new.key] = (owner, split)
+            self.given.append(new)
+
+    def idle(self, running: list[Any], waiting: int) -> list[Any]:
+        """LocalExecutor.run's idle: the answers read; while no render waits and no job is asked,
+        the running step job with the most planned seconds left is asked."""
+        mine = [t for t in running if t.key in self.owners]
+        for task in mine:
+            self.taken(task)
+        asked = any(int(t.args[1]) in self.owners[t.key][1].asked for t in mine)
+        if not self.given and not waiting and not asked:
+            free = [t for t in mine if self.owners[t.key][1].askable(t)]
+            if free:
+                task = max(free, key=lambda t: self.owners[t.key][1].left(t))
+                self.owners[task.key][1].ask(task)
+        out, self.given = self.given, []
+        return out

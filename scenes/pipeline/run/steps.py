@@ -193,11 +193,16 @@ def discard(split: Split) -> None:
 
 
 def render_split(job: RenderJob, executor: Executor, parts: int | None = None) -> list[Path]:
-    """Render the clip's steps as tasks on `executor` (a step each, or `parts` runs of steps),
+    """Render the clip's steps as tasks on `executor` (a step each, or `parts` runs of steps; on
+    this machine's cores a run done early is given the steps another has not begun: steal.py),
     then join them into the clip's files."""
     split = prepare(job, parts)
+    giving = steal.Giving({task.key: (job, split) for task in split.tasks})
     try:
-        executor.run(split.tasks, lambda task, result: None)
+        if isinstance(executor, LocalExecutor):         # a run done early takes the other's steps not begun
+            executor.run(split.tasks, lambda task, result: giving.taken(task), giving.idle)
+        else:
+            executor.run(split.tasks, lambda task, result: None)
     except BaseException:
         discard(split)
         raise

@@ -3,9 +3,12 @@ the next plays are drawn give the step videos, clip and manifest of Manim's way 
 joined at its end) byte for byte; the drawing does go on past a play's end."""
 from pathlib import Path
 
+import av
+import numpy as np
+
 from conftest import inputs_for
 from scenes.pipeline.run import runner
-from scenes.pipeline.video import overlap
+from scenes.pipeline.video import holds, overlap
 from test_steps import differences
 
 
@@ -49,9 +52,10 @@ def test_planted_a_frame_changed_on_the_way_is_caught(tmp_path, monkeypatch, tin
 
     def changed(self, repeat, frame):
         count[0] += 1
-        if count[0] == 40:
-            frame = frame.copy()
-            frame[0, 0] = 255 - frame[0, 0]
+        if count[0] == 40:                    # the writer made it PyAV's frame (holds.HoldWriter)
+            pixels = np.array(frame.to_ndarray() if isinstance(frame, av.VideoFrame) else frame)
+            pixels[0, 0] = 255 - pixels[0, 0]
+            frame = holds.rgba_frame(pixels)
         put(self, repeat, frame)
     monkeypatch.setattr(overlap.ChainedJob, "put", changed)
     found = differences(render(tmp_path / "on"), tiny_chapter, "dropout")
@@ -60,7 +64,6 @@ def test_planted_a_frame_changed_on_the_way_is_caught(tmp_path, monkeypatch, tin
 
 def encoded(frames, make) -> list[bytes]:
     """x264's packets (the project's settings) for RGBA arrays made into frames by `make`."""
-    import av
     from scenes.pipeline.run.runner import ENCODER
     context = av.CodecContext.create("libx264", "w")
     context.width, context.height, context.pix_fmt = frames[0].shape[1], frames[0].shape[0], "yuv420p"
@@ -74,8 +77,6 @@ def encoded(frames, make) -> list[bytes]:
 
 
 def frame_problems(make) -> list[str]:
-    import av
-    import numpy as np
     rng = np.random.default_rng(7)
     frames = [rng.integers(0, 256, (144, 256, 4), dtype=np.uint8) for _ in range(6)]
     found = [f"frame {n}: other pixels or format" for n, p in enumerate(frames)
@@ -87,6 +88,5 @@ def frame_problems(make) -> list[str]:
 def test_a_drawn_frame_is_made_as_from_ndarray_makes_it():
     """holds.rgba_frame (one copy into PyAV's plane) encodes to from_ndarray's packets, byte for byte;
     planted: the rows made bottom up."""
-    from scenes.pipeline.video import holds
     assert frame_problems(holds.rgba_frame) == []
     assert frame_problems(lambda p: holds.rgba_frame(p[::-1].copy())) != []

@@ -21,7 +21,7 @@ import numpy as np
 from manim import config
 from manim.renderer.cairo_renderer import CairoRenderer
 
-from scenes.pipeline.video.holds import HoldWriter
+from scenes.pipeline.video.holds import HoldRenderer, HoldWriter
 
 
 def drawn_clock(time: float, duration: float, held: bool, fps: float) -> float:
@@ -50,7 +50,7 @@ def renderer(first: int, on_play: Callable[[Any], None] | None = None) -> CairoR
             step = step_of(name)
             super().next_section(name, type_, skip_animations or (step is not None and step < first))
 
-    class FromStep(CairoRenderer):
+    class FromStep(HoldRenderer):
         held = False
 
         def quiet(self, scene: Any) -> bool:

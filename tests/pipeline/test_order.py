@@ -31,11 +31,11 @@ def order_problems(out: Path) -> list[str]:
 
 def test_the_longest_clips_render_first(tmp_path, monkeypatch):
     monkeypatch.delenv("STEP_JOBS", raising=False)
-    plan, plans = steps.runner.plan, {}          # each clip planned once for both lists
+    plans, made = chapter.plans, {}          # the clips planned once for both lists
 
-    def planned(clip, *args):
-        return plans.get(clip) or plans.setdefault(clip, plan(clip, *args))
-    monkeypatch.setattr(steps.runner, "plan", planned)
+    def planned(jobs, *args):
+        return made.get("jobs") or made.setdefault("jobs", plans(jobs, *args))
+    monkeypatch.setattr(chapter, "plans", planned)
     assert order_problems(tmp_path / "a") == []
     # planted: the clips in book order
     monkeypatch.setattr(chapter, "longest_first", lambda planned: [t for _, t in planned])

@@ -14,6 +14,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from scenes.kit.text import lang as language
 from scenes.kit.text import style
@@ -89,6 +90,7 @@ def as_step_jobs(tasks: list[Task], sections: bool, pace: str, voice: str | None
     from scenes.pipeline.jobs.job import RenderJob
     out: list[tuple[float, Task]] = []
     owners: dict[str, tuple[Task, steps.Split]] = {}
+    planned: list[tuple[Task, RenderJob]] = []
     for task in tasks:
         if task.entry or task.args[0] == "title-card":
             out.append((0.0, task))
@@ -100,11 +102,25 @@ def as_step_jobs(tasks: list[Task], sections: bool, pace: str, voice: str | None
         if not (steps.splits(job, cores) if split is None else split and job.voice is None):
             out.append((float("inf"), task))
             continue
-        part = steps.prepare(job, None if cluster else cores if split else 1)
+        planned.append((task, job))
+    parts = None if cluster else cores if split else 1
+    for (task, _), part in zip(planned, plans([job for _, job in planned], parts, 1 if cluster else cores)):
         for step in part.tasks:
             owners[step.key] = (task, part)
             out.append((part.seconds_of(step), step))
     return longest_first(out), owners
+
+
+def plans(jobs: list[Any], parts: int | None, cores: int) -> list[steps.Split]:
+    """steps.prepare of each job, `cores` at once in processes forked from this one (Manim and
+    the clips already imported; on a first run the plans build every text and formula, which
+    the renders then find in the caches)."""
+    if cores < 2 or len(jobs) < 2:
+        return [steps.prepare(job, parts) for job in jobs]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    with ProcessPoolExecutor(max_workers=cores, mp_context=multiprocessing.get_context("fork")) as pool:
+        return list(pool.map(steps.prepare, jobs, [parts] * len(jobs)))
 
 
 def longest_first(planned: list[tuple[float, Task]]) -> list[Task]:

@@ -120,32 +120,14 @@ def idle_at_end(samples, cores):
     return round(idle, 1)
 
 
-def side_by_side(against, quality, scratch, duration, cores, clip="dropout", chapter=True, cold=False):
+def side_by_side(against, quality, scratch, duration, cores, clip="dropout", chapter=True, cold=False,
+                 save=lambda found: None):
+    """The chapter, the clip, the clip's encoder both ways, the first run: each part saved as it is done."""
     out: dict = {"load_before": load()}
     trees = {"today": Path(against).resolve(), "new": ROOT}
     common = ["--quality", quality]
     for root in trees.values():
         warm(root, quality, scratch)
-    for tree, root in trees.items():
-        folder = scratch / f"{clip}-{tree}"
-        wall, cpu, _ = run_counted([sys.executable, "render.py", clip, *common, "--out", str(folder)], root, cores)
-        length = duration(folder / f"{clip}.mp4")
-        out.setdefault("clip", {"name": clip, "seconds_of_video": round(length, 2)})[tree] = {
-            "wall_ratio": round(wall / length, 3), "cpu_per_second": round(cpu / length, 3),
-            "wall": round(wall, 1), "cpu": round(cpu, 1)}
-    out["clip"]["wall_new_over_today"] = round(out["clip"]["new"]["wall"] / out["clip"]["today"]["wall"], 3)
-    out["clip"]["cpu_new_over_today"] = round(out["clip"]["new"]["cpu"] / out["clip"]["today"]["cpu"], 3)
-    out["clip"]["differences"] = differences(scratch / f"{clip}-new", scratch / f"{clip}-today", f"{clip}.mp4")
-    for way in ("off", "on"):
-        folder = scratch / f"{clip}-overlap-{way}"
-        wall, cpu, _ = run_counted([sys.executable, "render.py", clip, *common, "--out", str(folder)], ROOT, cores,
-                                   env={"OVERLAP": way})
-        length = duration(folder / f"{clip}.mp4")
-        out.setdefault("overlap", {})[way] = {"wall": round(wall, 1), "cpu": round(cpu, 1),
-                                              "wall_ratio": round(wall / length, 3)}
-    out["overlap"]["differences"] = differences(scratch / f"{clip}-overlap-on", scratch / f"{clip}-overlap-off",
-                                                f"{clip}.mp4")
-    out["load_after_clip"] = load()
     if chapter:
         for tree, root in trees.items():
             folder = scratch / f"chapter-{tree}"
@@ -154,10 +136,33 @@ def side_by_side(against, quality, scratch, duration, cores, clip="dropout", cha
             length = duration(folder / "chapter04.mp4")
             out.setdefault("chapter", {"seconds_of_video": round(length, 2)})[tree] = {
                 "wall": round(wall, 1), "cpu": round(cpu, 1), "wall_ratio": round(wall / length, 3),
-                "cpu_per_second": round(cpu / length, 3), "idle_core_seconds_at_end": idle}
-        out["chapter"]["wall_new_over_today"] = round(out["chapter"]["new"]["wall"] / out["chapter"]["today"]["wall"], 3)
+                "cpu_per_second": round(cpu / length, 3), "idle_core_seconds_at_end": idle, "load_after": load()}
+        ours, theirs = out["chapter"]["new"], out["chapter"]["today"]
+        out["chapter"]["wall_new_over_today"] = round(ours["wall"] / theirs["wall"], 3)
+        out["chapter"]["cpu_new_over_today"] = round(ours["cpu"] / theirs["cpu"], 3)
         out["chapter"]["differences"] = differences(scratch / "chapter-new", scratch / "chapter-today")
-        out["load_after_chapter"] = load()
+        save(out)
+    for tree, root in trees.items():
+        folder = scratch / f"{clip}-{tree}"
+        wall, cpu, _ = run_counted([sys.executable, "render.py", clip, *common, "--out", str(folder)], root, cores)
+        length = duration(folder / f"{clip}.mp4")
+        out.setdefault("clip", {"name": clip, "seconds_of_video": round(length, 2)})[tree] = {
+            "wall_ratio": round(wall / length, 3), "cpu_per_second": round(cpu / length, 3),
+            "wall": round(wall, 1), "cpu": round(cpu, 1), "load_after": load()}
+    out["clip"]["wall_new_over_today"] = round(out["clip"]["new"]["wall"] / out["clip"]["today"]["wall"], 3)
+    out["clip"]["cpu_new_over_today"] = round(out["clip"]["new"]["cpu"] / out["clip"]["today"]["cpu"], 3)
+    out["clip"]["differences"] = differences(scratch / f"{clip}-new", scratch / f"{clip}-today", f"{clip}.mp4")
+    save(out)
+    for way in ("off", "on"):
+        folder = scratch / f"{clip}-overlap-{way}"
+        wall, cpu, _ = run_counted([sys.executable, "render.py", clip, *common, "--out", str(folder)], ROOT, cores,
+                                   env={"OVERLAP": way})
+        length = duration(folder / f"{clip}.mp4")
+        out.setdefault("overlap", {})[way] = {"wall": round(wall, 1), "cpu": round(cpu, 1),
+                                              "wall_ratio": round(wall / length, 3), "load_after": load()}
+    out["overlap"]["differences"] = differences(scratch / f"{clip}-overlap-on", scratch / f"{clip}-overlap-off",
+                                                f"{clip}.mp4")
+    save(out)
     if cold:
         out["first_run"] = first_run(scratch, duration, cores)
         out["load_after_first_run"] = load()
@@ -191,14 +196,18 @@ def first_run(scratch, duration, cores):
 def write(args, scratch, duration, machine):
     """--only speed: side_by_side into --out's "speed" (the cores: as many renders as the chapter runs)."""
     from scenes.pipeline.run.executor import job_count
+    path = Path(args.out)
+    begun = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="minutes")
+
+    def save(found):
+        results = json.loads(path.read_text()) if path.exists() else {}
+        results["speed"] = {"date": begun, "machine": machine, "quality": args.quality,
+                            "against": args.against, **found}
+        path.write_text(json.dumps(results, indent=1) + "\n")
+        return results["speed"]
     try:
         found = side_by_side(args.against, args.quality, scratch, duration, job_count(), args.clip,
-                             not args.no_chapter, args.cold)
+                             not args.no_chapter, args.cold, save)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    path = Path(args.out)
-    results = json.loads(path.read_text()) if path.exists() else {}
-    results["speed"] = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="minutes"),
-                        "machine": machine, "quality": args.quality, "against": args.against, **found}
-    path.write_text(json.dumps(results, indent=1) + "\n")
-    print(json.dumps(results["speed"], indent=1))
+    print(json.dumps(save(found), indent=1))

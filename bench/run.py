@@ -7,6 +7,8 @@
   .venv/bin/python bench/run.py --only frames [--frames implementation,exercises] [--quality high]
   .venv/bin/python bench/run.py --only dry [--against DIR]     dry runs and last-step stills, every clip
   .venv/bin/python bench/run.py --only split [--split dropout,chapter] [--quality high]   one process vs step jobs
+  .venv/bin/python bench/run.py --only speed --against DIR [--clip dropout] [--no-chapter] [--cold]
+                                                     today's (DIR) and ours side by side (bench/speed.py)
 
 Measures, on this machine:
   - each clip and the whole chapter: wall time / video duration, at 480p15 and 1080p60;
@@ -44,6 +46,7 @@ sys.path.insert(0, str(ROOT))
 from scenes.pipeline.jobs.registry import specs  # noqa: E402
 import caches  # noqa: E402  (bench/caches.py)
 import dry  # noqa: E402  (bench/dry.py)
+import speed  # noqa: E402  (bench/speed.py)
 
 CLIPS = list(specs())
 FIRST = CLIPS[0]          # the encode floor and the naive baseline use the chapter's first clip
@@ -221,14 +224,17 @@ def main():
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--qualities", default="low,high")
     parser.add_argument("--out", default=str(ROOT / "bench" / "results.json"))
-    parser.add_argument("--only", choices=["holds", "textcache", "frames", "dry", "split"],
+    parser.add_argument("--only", choices=["holds", "textcache", "frames", "dry", "split", "speed"],
                         help="only that measurement, written into --out beside the other figures")
     parser.add_argument("--still", default="causal-mask:2", help="CLIP:STEP of the textcache still")
     parser.add_argument("--frames", default="implementation,exercises", help="clips for --only frames")
     parser.add_argument("--holds", default="weighted-average,causal-mask", help="clips for the holds before/after")
     parser.add_argument("--quality", default="high", help="quality of the holds (and split) before/after")
     parser.add_argument("--split", default="dropout,chapter", help="clips for --only split (chapter: the chapter)")
-    parser.add_argument("--against", default=None, help="--only dry: a checkout timed in turn with ours")
+    parser.add_argument("--against", default=None, help="--only dry, speed: a checkout timed in turn with ours")
+    parser.add_argument("--clip", default="dropout", help="--only speed: the clip rendered both ways")
+    parser.add_argument("--no-chapter", action="store_true", help="--only speed: the clip only")
+    parser.add_argument("--cold", action="store_true", help="--only speed: and a first run in a new checkout")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     scratch = Path(tempfile.mkdtemp(prefix="bench-"))
@@ -249,6 +255,8 @@ def main():
         dry.write(Path(args.out), found, {"date": datetime.date.today().isoformat(), "machine": machine(),
                                           "repeats": args.repeats, "against": args.against})
         return
+    if args.only == "speed":
+        return speed.write(args, scratch, duration, machine())
     if args.only in ("split", "holds"):
         measure = split_before_after if args.only == "split" else holds_before_after
         try:

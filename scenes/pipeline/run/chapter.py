@@ -14,6 +14,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from scenes.kit.text import lang as language
 from scenes.kit.text import style
@@ -21,7 +22,7 @@ from scenes.kit.text.style import BOOK_TITLE
 from scenes.pipeline.run.executor import (  # noqa: F401  (job_count: re-exported)
     Executor, LocalExecutor, Result, Task, TaskFailed, job_count,
 )
-from scenes.pipeline.run import steps
+from scenes.pipeline.run import steal, steps
 from scenes.pipeline.jobs.course import Course
 from scenes.pipeline.jobs.files import stem, write_atomic
 from scenes.pipeline.jobs.inputs import InputError
@@ -78,18 +79,18 @@ def tasks_for(out: Path, quality: str, sections: bool, pace: str = "normal", voi
 def as_step_jobs(tasks: list[Task], sections: bool, pace: str, voice: str | None, cores: int,
                  split: bool | None = None, course: Course | None = None, cluster: bool = False,
                  ) -> tuple[list[Task], dict[str, tuple[Task, steps.Split]]]:
-    """Each clip render that pays to split (`split` forces it either way) replaced by its step
-    jobs; the list ordered longest first, so that the cores stay busy to the end. It pays
-    (steps.py, bench/README.md) on a cluster (a job a step) and on this machine's cores when the
-    clip renders are fewer than twice the cores (`cores` runs of steps a clip): eight clips on
-    two cores keep both busy whole (split, the 1080p chapter took 0.90x its length, whole 0.71x).
-    Returns the tasks and, for each step task's key, the clip render it is part of."""
+    """Each clip render from 720p30 up (steps.splits; `split` forces it either way) replaced by
+    step jobs, the longest clips first, then the title cards, so that the cores stay busy to
+    the end. On this machine's cores a clip is one step job, steps 1 to its last, which gives
+    away the steps it has not begun when a core is free and no render waits (steal.py; run_all);
+    `split=True`: `cores` runs of steps a clip; on a cluster a job a step. A clip below 720p, or
+    with a voice, renders whole, in book order (bench/README.md: at 480p15 the chapter takes
+    seconds). Returns the tasks and, for each step task's key, the clip render it is part of."""
     from scenes.pipeline.jobs.inputs import check, raw_inputs
     from scenes.pipeline.jobs.job import RenderJob
     out: list[tuple[float, Task]] = []
     owners: dict[str, tuple[Task, steps.Split]] = {}
-    renders = sum(1 for t in tasks if not t.entry and t.args[0] != "title-card")
-    pays = cluster or renders < 2 * cores
+    planned: list[tuple[Task, RenderJob]] = []
     for task in tasks:
         if task.entry or task.args[0] == "title-card":
             out.append((0.0, task))
@@ -98,22 +99,44 @@ def as_step_jobs(tasks: list[Task], sections: bool, pace: str, voice: str | None
         inputs = course.checked[clip] if course and clip in course.checked else check(clip, raw_inputs(clip))
         job = RenderJob(clip=clip, inputs=inputs, quality=options["--quality"],
                         out=Path(task.out), sections=sections, pace=pace, voice=voice, lang=task.lang)
-        if not (pays and steps.splits(job, cores) if split is None else split and job.voice is None):
+        if not (steps.splits(job, cores) if split is None else split and job.voice is None):
             out.append((float("inf"), task))
             continue
-        part = steps.prepare(job, None if cluster else cores)
+        planned.append((task, job))
+    parts = None if cluster else cores if split else 1
+    for (task, _), part in zip(planned, plans([job for _, job in planned], parts, 1 if cluster else cores)):
         for step in part.tasks:
             owners[step.key] = (task, part)
             out.append((part.seconds_of(step), step))
-    return [t for _, t in sorted(out, key=lambda pair: -pair[0])], owners
+    return longest_first(out), owners
+
+
+def plans(jobs: list[Any], parts: int | None, cores: int) -> list[steps.Split]:
+    """steps.prepare of each job, `cores` at once in processes forked from this one (Manim and
+    the clips already imported; on a first run the plans build every text and formula, which
+    the renders then find in the caches)."""
+    if cores < 2 or len(jobs) < 2:
+        return [steps.prepare(job, parts) for job in jobs]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    with ProcessPoolExecutor(max_workers=cores, mp_context=multiprocessing.get_context("fork")) as pool:
+        return list(pool.map(steps.prepare, jobs, [parts] * len(jobs)))
+
+
+def longest_first(planned: list[tuple[float, Task]]) -> list[Task]:
+    """The tasks by their planned seconds, the longest first (whole clips, unplanned, first in book order)."""
+    return [t for _, t in sorted(planned, key=lambda pair: -pair[0])]
 
 
 def run_all(tasks: list[Task], executor: Executor, owners: dict[str, tuple[Task, steps.Split]] | None = None) -> None:
     """Run the renders with one progress line; a render's stamp is written once its files are in
     place, if the files that shaped it are those its stamp was made from; the first failure stops
-    the rest. A step job's clip is joined when its last step is done, then stamped."""
+    the rest. A step job's clip is joined when its every step is drawn, then stamped. On this
+    machine's cores, while a core is free and no render waits, the running step job with the
+    most planned seconds left is asked for the steps it has not begun (steal.py)."""
     start, count, shown, unstamped = time.monotonic(), [0], "", []
     owners = owners or {}
+    giving = steal.Giving(owners)
 
     def stamped(task: Task, checkout: str) -> None:
         missing = [f for f in task.files if not (Path(task.out) / f).exists()]
@@ -130,16 +153,20 @@ def run_all(tasks: list[Task], executor: Executor, owners: dict[str, tuple[Task,
         nonlocal shown
         if task.key in owners:
             clip, part = owners[task.key]
+            giving.taken(task)                 # it may have given steps away as it ended
             if part.step_done(task):
                 steps.finish(part)
                 stamped(clip, code_hash(clip.module) + catalogue_hash(clip.lang))
         else:
             stamped(task, result.checkout)
         count[0] += 1
-        shown = progress(start, count[0], len(tasks), shown)
+        shown = progress(start, count[0], len(owners) + sum(1 for t in tasks if t.key not in owners), shown)
 
     try:
-        executor.run(tasks, done)
+        if isinstance(executor, LocalExecutor) and owners:
+            executor.run(tasks, done, giving.idle)
+        else:
+            executor.run(tasks, done)
     except TaskFailed as err:
         if err.result.code == 2:      # the clip refused its input (a missing recording)
             raise InputError("voice", err.task.label, err.result.message) from None

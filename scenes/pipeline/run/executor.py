@@ -113,19 +113,33 @@ def run_task(task: Task) -> Result:
 class LocalExecutor:
     """render.py processes on this machine, `jobs` at once."""
 
+    POLL = 0.25         # seconds between asks of `idle` while a core is free
+
     def __init__(self, jobs: int, run: Callable[[Task], Result] = run_task) -> None:
         self.jobs, self.run_one = jobs, run
 
-    def run(self, tasks: list[Task], done: Callable[[Task, Result], None]) -> None:
+    def run(self, tasks: list[Task], done: Callable[[Task, Result], None],
+            idle: Callable[[list[Task], int], list[Task]] | None = None) -> None:
+        """The tasks in order, `jobs` at once. idle(running, waiting), asked while a process is
+        free (every POLL seconds), gives tasks to run next (a step job's steps given away)."""
+        pending = list(tasks)
         with futures.ThreadPoolExecutor(max_workers=self.jobs) as pool:
-            running = {pool.submit(self.run_one, task): task for task in tasks}
-            for job in futures.as_completed(running):
-                task, result = running[job], job.result()
-                if result.code:
-                    for other in running:
-                        other.cancel()
-                    raise TaskFailed(task, result)
-                done(task, result)
+            running: dict[futures.Future, Task] = {}
+            while pending or running:
+                if idle is not None and len(running) < self.jobs:
+                    pending[:0] = idle(list(running.values()), len(pending))
+                while pending and len(running) < self.jobs:
+                    task = pending.pop(0)
+                    running[pool.submit(self.run_one, task)] = task
+                if not running:
+                    continue
+                poll = self.POLL if idle is not None and len(running) < self.jobs else None
+                finished, _ = futures.wait(running, timeout=poll, return_when=futures.FIRST_COMPLETED)
+                for job in finished:
+                    task, result = running.pop(job), job.result()
+                    if result.code:
+                        raise TaskFailed(task, result)
+                    done(task, result)
 
     def close(self) -> None:
         pass

@@ -105,12 +105,13 @@ def render_clip(clip: str, inputs: dict, quality: str = "high", fmt: str = "mp4"
                             one_file=one_file, lang=lang))
 
 
-def render(job: RenderJob) -> list[Path]:
+def render(job: RenderJob, on_play: Any = None) -> list[Path]:
     """Render one job; return the paths written. The job's language is in force while its scene
     is built and the one before it afterwards.
 
     A --step past the clip's last step, or a missing recording, is bad input (InputError),
-    and nothing is written."""
+    and nothing is written. on_play(scene): called as each play begins in a step job (the
+    scene's stop_after_step may be lowered there: steps.py's giving away)."""
     scene_cls = scene_class(job.clip)
     out = job.out
     created = not out.exists()
@@ -128,7 +129,7 @@ def render(job: RenderJob) -> list[Path]:
             discard(out, created)
             raise
         with checked_config(manim_settings(work, job.clip, job.quality, job.format, job.dry_run, job.sections)):
-            drawn = from_step.renderer(job.first_step) if job.first_step else holds.renderer(job.dry_run)
+            drawn = from_step.renderer(job.first_step, on_play) if job.first_step else holds.renderer(job.dry_run)
             scene = scene_cls(inputs=dict(job.inputs), stop_after_step=job.step, skip_animations=job.dry_run,
                               pace=job.pace, recordings=recordings, renderer=drawn)
             with holds.encoders_released():
@@ -136,7 +137,7 @@ def render(job: RenderJob) -> list[Path]:
             shape = frame()
         keep_tex(work, job.clip)
         steps = len(scene.captions)
-        if job.step is not None and job.step > steps:
+        if scene.stop_after_step is not None and scene.stop_after_step > steps:
             shutil.rmtree(work, ignore_errors=True)
             discard(out, created)
             raise InputError("step", str(job.step), f"{job.clip} has {steps} steps: give 1 to {steps}")

@@ -14,10 +14,10 @@ start and the build up to its first step, 2.5-3.5 s of CPU; at 480p15 and below 
 hardly take longer than that, at 1080p60 far longer. So one clip is split from 720p30 up when
 more than one core is free, into as many runs of steps as there are cores (their planned
 seconds balanced: a job a step cost 22% more CPU than the whole render, for dropout on 2 cores,
-and hardly paid); a chapter on this machine's cores keeps its clips whole (eight clips keep the
-cores busy: split, the 1080p chapter took 0.90x its length, whole 0.71x), and on a cluster each
-step is a job (chapter.py). A voice, a still, a dry run: whole. STEP_JOBS=off renders every clip
-whole, STEP_JOBS=on splits at every quality.
+and hardly paid); a chapter on this machine's cores renders each clip as one step job, steps 1
+to its last, which gives the steps it has not begun to a free core (steal.py), and on a cluster
+each step is a job (chapter.py). A voice, a still, a dry run: whole. STEP_JOBS=off renders every
+clip whole, STEP_JOBS=on splits at every quality.
 """
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ from scenes.pipeline.jobs.inputs import InputError
 from scenes.pipeline.jobs.job import RenderJob
 from scenes.pipeline.jobs.leftovers import mark, sweep, work_dir
 from scenes.pipeline.jobs.registry import scene as scene_class
-from scenes.pipeline.run import runner
+from scenes.pipeline.run import runner, steal
 from scenes.pipeline.run.executor import Executor, LocalExecutor, Task, job_count
 from scenes.pipeline.video.from_step import section_videos
 from scenes.pipeline.video.join import remux
@@ -70,21 +70,63 @@ def steps_of(task: Task) -> range:
 @dataclass
 class Split:
     """A clip being rendered as step jobs: its job, its private folder, each step's planned
-    seconds, its step tasks and the tasks done so far."""
+    seconds, its step tasks, the last step of each (by its first: lowered where a job gave steps
+    away, steal.py), the steps drawn so far and the jobs asked to give steps away."""
     job: RenderJob
     work: Path
     seconds: list[float]
     tasks: list[Task]
-    done: set[int] = field(default_factory=set)
+    lasts: dict[int, int] = field(default_factory=dict)
+    drawn: set[int] = field(default_factory=set)
+    asked: set[int] = field(default_factory=set)        # asked, not yet answered
+    kept: set[int] = field(default_factory=set)         # answered that they keep every step
+
+    def __post_init__(self) -> None:
+        for task in self.tasks:
+            self.lasts.setdefault(int(task.args[1]), steps_of(task)[-1])
 
     def step_done(self, task: Task) -> bool:
-        """Note a step task done; whether it was the clip's last."""
-        self.done.add(int(task.args[1]))
-        return len(self.done) == len(self.tasks)
+        """Note a step task done; whether the clip's every step is drawn."""
+        first = int(task.args[1])
+        self.asked.discard(first)
+        self.drawn.update(range(first, self.lasts[first] + 1))
+        return len(self.drawn) == len(self.seconds)
 
     def seconds_of(self, task: Task) -> float:
         """The planned seconds of the steps `task` draws."""
         return sum(self.seconds[k - 1] for k in steps_of(task))
+
+    def left(self, task: Task) -> float:
+        """The planned seconds of the steps `task` still has to draw, at most (those given away not counted)."""
+        first = int(task.args[1])
+        return sum(self.seconds[first - 1:self.lasts[first]])
+
+    def askable(self, task: Task) -> bool:
+        first = int(task.args[1])
+        return first not in self.asked and first not in self.kept
+
+    def ask(self, task: Task) -> None:
+        """Ask the running `task` for the steps it has not begun (steal.py)."""
+        first = int(task.args[1])
+        if self.askable(task):
+            self.asked.add(first)
+            steal.ask(self.work, first)
+
+    def taken(self, task: Task) -> Task | None:
+        """Where `task` has answered and given steps away, the step task that draws them."""
+        first = int(task.args[1])
+        kept = steal.answer(self.work, first)
+        last = self.lasts[first]
+        if kept is None:
+            return None
+        self.asked.discard(first)
+        if kept >= last:                         # kept them all: not asked again
+            self.kept.add(first)
+            return None
+        self.lasts[first], self.lasts[kept + 1] = kept, last
+        given = step_task(self.job, self.work, range(kept + 1, last + 1), task.module)
+        self.tasks.append(given)
+        return given
 
 
 def runs(seconds: list[float], parts: int | None) -> list[range]:
@@ -120,13 +162,17 @@ def prepare(job: RenderJob, parts: int | None = None) -> Split:
         language.use(before)
     seconds = [end - start for start, end, _ in planned.captions]
     (work / JOB_FILE).write_bytes(pickle.dumps(job))
+    (work / steal.SECONDS).write_text(json.dumps(seconds))
     module = scene_class(job.clip).__module__
     order = sorted(runs(seconds, parts), key=lambda steps: -sum(seconds[k - 1] for k in steps))
-    tasks = [Task(label=f"{job.name} {name(steps)}", key=f"{job.name}-{name(steps).replace(' ', '-')}",
-                  stamp=mark(), args=(str(work / JOB_FILE), str(steps[0]), str(steps[-1])), out=str(work),
-                  files=(), module=module, code="", lang=job.lang, entry="scenes.pipeline.run.steps")
-             for steps in order]
-    return Split(job, work, seconds, tasks)
+    return Split(job, work, seconds, [step_task(job, work, steps, module) for steps in order])
+
+
+def step_task(job: RenderJob, work: Path, steps: range, module: str) -> Task:
+    """The task that draws `steps` of the clip (in work/FIRST)."""
+    return Task(label=f"{job.name} {name(steps)}", key=f"{job.name}-{name(steps).replace(' ', '-')}",
+                stamp=mark(), args=(str(work / JOB_FILE), str(steps[0]), str(steps[-1])), out=str(work),
+                files=(), module=module, code="", lang=job.lang, entry="scenes.pipeline.run.steps")
 
 
 def name(steps: range) -> str:
@@ -147,11 +193,16 @@ def discard(split: Split) -> None:
 
 
 def render_split(job: RenderJob, executor: Executor, parts: int | None = None) -> list[Path]:
-    """Render the clip's steps as tasks on `executor` (a step each, or `parts` runs of steps),
+    """Render the clip's steps as tasks on `executor` (a step each, or `parts` runs of steps; on
+    this machine's cores a run done early is given the steps another has not begun: steal.py),
     then join them into the clip's files."""
     split = prepare(job, parts)
+    giving = steal.Giving({task.key: (job, split) for task in split.tasks})
     try:
-        executor.run(split.tasks, lambda task, result: None)
+        if isinstance(executor, LocalExecutor):         # a run done early takes the other's steps not begun
+            executor.run(split.tasks, lambda task, result: giving.taken(task), giving.idle)
+        else:
+            executor.run(split.tasks, lambda task, result: None)
     except BaseException:
         discard(split)
         raise
@@ -211,7 +262,8 @@ def render_step(job_file: Path, first: int, last: int | None = None) -> None:
     folder / first."""
     job: RenderJob = pickle.loads(job_file.read_bytes())
     folder = job_file.parent / str(first)
-    runner.render(replace(job, first_step=first, step=last or first, sections=True, one_file=False, out=folder))
+    runner.render(replace(job, first_step=first, step=last or first, sections=True, one_file=False, out=folder),
+                  steal.giver(job_file.parent, first))
 
 
 def main(argv: list[str]) -> int:

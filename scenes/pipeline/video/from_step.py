@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 from manim import config
 from manim.renderer.cairo_renderer import CairoRenderer
 
-from scenes.pipeline.video.holds import HoldWriter
+from scenes.pipeline.video.holds import HoldRenderer, HoldWriter
 
 
 def drawn_clock(time: float, duration: float, held: bool, fps: float) -> float:
@@ -40,21 +40,25 @@ def step_of(section: str) -> int | None:
     return int(number) if head == "step" and number.isdigit() else None
 
 
-def renderer(first: int) -> CairoRenderer:
-    """A renderer drawing from step `first` on (pass as a scene's renderer=)."""
+def renderer(first: int, on_play: Callable[[Any], None] | None = None) -> CairoRenderer:
+    """A renderer drawing from step `first` on (pass as a scene's renderer=); `on_play(scene)`
+    is called as each play or wait begins (scenes/pipeline/run/steps.py: a step job giving away
+    the steps it has not begun)."""
 
     class Writer(HoldWriter):
         def next_section(self, name: str, type_: str, skip_animations: bool) -> None:
             step = step_of(name)
             super().next_section(name, type_, skip_animations or (step is not None and step < first))
 
-    class FromStep(CairoRenderer):
+    class FromStep(HoldRenderer):
         held = False
 
         def quiet(self, scene: Any) -> bool:
             return getattr(getattr(scene, "book", None), "step", 0) < first
 
         def play(self, scene: Any, *args: Any, **kwargs: Any) -> None:
+            if on_play is not None:
+                on_play(scene)
             if not self.quiet(scene):
                 self._original_skipping_status = False
                 return super().play(scene, *args, **kwargs)

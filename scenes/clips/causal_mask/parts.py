@@ -31,7 +31,9 @@ BLOCKS = {"k": ("key", "grid"), "k_changed": ("key", "grid"), "v": ("value", "gr
           "cache_allowed": ("text", "heat"), "causal_before": ("track", "grid"), "shift_causal": ("text", "grid"),
           "shift_open": ("text", "grid"), "open_before": ("track", "grid"),
           "scores": ("text", "grid"), "scaled": ("text", "grid"), "output": ("accent", "grid"), "q": ("query", "grid"),
-          "row_sums": ("text", "grid"), "row_sums_diagonal*": ("text", "grid"), "post_row_sums": ("text", "grid")}
+          "row_sums": ("text", "grid"), "row_sums_diagonal*": ("text", "grid"), "post_row_sums": ("text", "grid"),
+          "pad_padding": ("muted", "grid"), "pad_union": ("text", "grid"), "pad_visible": ("text", "grid"),
+          "pad_weights": ("text", "heat")}
 
 
 def input_grid(book: NumberBook, name: str, label: str, values, color: str, names,

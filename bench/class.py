@@ -183,7 +183,7 @@ def main():
             proc, url = start_lab(Path(folder) / "lab", *options)
             try:
                 out = {"throughput": run_class(url, 12, 0.0, args.burst, 1)}
-                for size in map(int, args.sizes.split(",")):
+                for size in (int(n) for n in args.sizes.split(",") if n):       # --sizes "": the throughput only
                     out[f"class-{size}"] = run_class(url, size, args.every, args.minutes * 60, size)
                 results[name] = out
                 print(name, json.dumps(out), flush=True)

@@ -93,31 +93,29 @@ def test_planted_padding_frame_over_the_future_is_caught(monkeypatch):
     assert any("padding mark the oracle does not give" in p for p in problems), problems[:5]
 
 
-def test_planted_visible_count_of_hidden_keys_is_caught(monkeypatch):
+def padding_planted(monkeypatch, change):
+    """The proof's problems with the padding lesson changed by `change(padding) -> padding`."""
     import dataclasses
     from scenes.compute import masking
     real = masking.causal_lesson
 
     def planted(*args, **kwargs):
         r = real(*args, **kwargs)
-        shown = dataclasses.replace(r.padding.shown, visible=r.padding.shown.hidden.sum(-1))
-        return dataclasses.replace(r, padding=dataclasses.replace(r.padding, shown=shown))
+        return dataclasses.replace(r, padding=change(r.padding))
     monkeypatch.setattr(masking, "causal_lesson", planted)
     i = inputs_for(CLIP)
-    problems = proof_problems(CLIP, i, build(CLIP, i).manifest())
+    return proof_problems(CLIP, i, build(CLIP, i).manifest())
+
+
+def test_planted_visible_count_of_hidden_keys_is_caught(monkeypatch):
+    import dataclasses
+    problems = padding_planted(monkeypatch, lambda p: dataclasses.replace(
+        p, shown=dataclasses.replace(p.shown, visible=p.shown.hidden.sum(-1))))
     assert any("pad_visible" in p for p in problems), problems[:5]
 
 
 def test_planted_other_side_words_are_caught(monkeypatch):
     """The contrast line says the shown side's counts: the oracle's other side disagrees."""
     import dataclasses
-    from scenes.compute import masking
-    real = masking.causal_lesson
-
-    def planted(*args, **kwargs):
-        r = real(*args, **kwargs)
-        return dataclasses.replace(r, padding=dataclasses.replace(r.padding, other=r.padding.shown))
-    monkeypatch.setattr(masking, "causal_lesson", planted)
-    i = inputs_for(CLIP)
-    problems = proof_problems(CLIP, i, build(CLIP, i).manifest())
+    problems = padding_planted(monkeypatch, lambda p: dataclasses.replace(p, other=p.shown))
     assert any("pad_other" in p for p in problems), problems[:5]

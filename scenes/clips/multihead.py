@@ -99,13 +99,14 @@ class Multihead(ClipScene):
         raise RuntimeError("the error example passed the input rules")
 
     def construct(self) -> None:
-        self.projected()
-        self.split_heads()
-        self.transpose_heads()
-        self.merge_heads()
-        self.wrong_merge()
-        self.not_divisible()
-        self.end()
+        self.storyboard(
+            self.projected,
+            self.split_heads,
+            self.transpose_heads,
+            self.merge_heads,
+            self.wrong_merge,
+            self.not_divisible,
+        )
 
     # -- helpers
     def eid(self) -> Shown:

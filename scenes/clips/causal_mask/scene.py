@@ -99,14 +99,15 @@ class CausalMask(ClipScene):
         return r
 
     def construct(self) -> None:
-        self.five_steps()
-        self.mask_before_softmax()
-        self.other_route()
-        self.other_diagonal()
-        self.padding()
-        self.causality_check()
-        self.cache_view()
-        self.end()
+        self.storyboard(
+            self.five_steps,
+            self.mask_before_softmax,
+            self.other_route,
+            self.other_diagonal,
+            self.padding,
+            self.causality_check,
+            self.cache_view,
+        )
 
     # -- helpers
     def qname(self):

@@ -71,12 +71,7 @@ class Dropout(ClipScene):
         return compute.KINDS
 
     def construct(self) -> None:
-        self.show_row()
-        self.one_mask_at_a_time()
-        self.every_mask()
-        self.sampling()
-        self.eval_mode()
-        self.end()
+        self.storyboard(self.show_row, self.one_mask_at_a_time, self.every_mask, self.sampling, self.eval_mode)
 
     def mode_line(self):
         return parts.mode_line(self.book, self.result).move_to([0, TOP_Y, 0])

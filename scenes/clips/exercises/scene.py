@@ -87,9 +87,7 @@ class Exercises(ClipScene):
         return exercise_sources.KINDS
 
     def construct(self):
-        for name in self.inputs["only"]:
-            getattr(self, "ex_" + name.replace(".", "_"))()
-        self.end()
+        self.storyboard(*[getattr(self, "ex_" + name.replace(".", "_")) for name in self.inputs["only"]])
 
     def header(self, name):
         """'习题 3.1' for the book's exercises, '补充题 1' for the supplementary ones."""

@@ -71,13 +71,14 @@ class FutureCheck(ClipScene):
         return compute.KINDS
 
     def construct(self) -> None:
-        self.show_inputs()
-        self.runs(on=True)
-        self.runs(on=False)
-        self.gradients()
-        self.dropout()
-        self.behaviour()
-        self.end()
+        self.storyboard(
+            self.show_inputs,
+            lambda: self.runs(on=True),
+            lambda: self.runs(on=False),
+            self.gradients,
+            self.dropout,
+            self.behaviour,
+        )
 
     # -- slots
     def prefix(self) -> Shown:

@@ -60,12 +60,7 @@ class Implementation(ClipScene):
     def construct(self) -> None:
         self.listing = parts.code_listing(self.book, self.result.shapes)
         self.band = None
-        self.projection()
-        self.scores()
-        self.merge()
-        self.d_out()
-        self.sdpa()
-        self.end()
+        self.storyboard(self.projection, self.scores, self.merge, self.d_out, self.sdpa)
 
     # -- helpers
     def shape(self, name: str) -> Shown:

@@ -100,11 +100,7 @@ class ScoreGrid(ClipScene):
         return compute.kinds(self.result)
 
     def construct(self):
-        self.projections()
-        self.fill_scores()
-        self.scaling()
-        self.one_row()
-        self.end()
+        self.storyboard(self.projections, self.fill_scores, self.scaling, self.one_row)
 
     def roles(self):
         """(values, W or None, name, W name, colour) for Q, K and V where present."""

@@ -66,13 +66,14 @@ class WeightedAverage(ClipScene):
         return compute.lesson(self.inputs["x"], self.inputs["query"])
 
     def construct(self) -> None:
-        self.show_inputs()
-        self.dot_products()
-        self.why_not_divide()
-        self.softmax_weights()
-        self.mix()
-        self.matrix_form()
-        self.end()
+        self.storyboard(
+            self.show_inputs,
+            self.dot_products,
+            self.why_not_divide,
+            self.softmax_weights,
+            self.mix,
+            self.matrix_form,
+        )
 
     # -- names: x_j, or the user's token for row j
     def tag(self, j: int) -> Shown:

@@ -142,6 +142,16 @@ class ClipScene(Continuity, Scene):
         """Call at the end of construct: the last step's pause and subtitle end."""
         self._close_step()
 
+    def storyboard(self, *steps: Any) -> None:
+        """construct's body: the clip's step methods in order, then end(). A render that stops
+        after step N (a still, a step job) stops before the first method begun past it, so that
+        nothing of the later steps is built; step() stops one inside a method."""
+        for step in steps:
+            if self.stop_after_step is not None and len(self.captions) >= self.stop_after_step:
+                break
+            step()
+        self.end()
+
     def clear_stage(self, keep: Any = ()) -> None:
         """The board gives way to the next picture (all but the title, caption and `keep`): it
         fades while the next play brings the new one, items on both moving to their new places."""

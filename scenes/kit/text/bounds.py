@@ -57,6 +57,25 @@ def critical_point(self, direction):
     return result
 
 
+def extent(mob):
+    """(x0, y0, x1, y1): get_corner(DL) and get_corner(UR) in x and y, from one list of boundary
+    points (a box asks for both corners: two lists before)."""
+    if type(mob).get_critical_point is not critical_point:      # a class with its own rule
+        (x0, y0, _), (x1, y1, _) = mob.get_corner(_DL), mob.get_corner(_UR)
+        return x0, y0, x1, y1
+    points = mob.get_points_defining_boundary()
+    if len(points) == 0:
+        return 0.0, 0.0, 0.0, 0.0
+    low, high = points[:, :2].min(axis=0), points[:, :2].max(axis=0)
+    if not (np.all(low) and np.all(high)) or np.isnan(low).any() or np.isnan(high).any():
+        (x0, y0, _), (x1, y1, _) = mob.get_corner(_DL), mob.get_corner(_UR)   # a zero or NaN: as Manim
+        return x0, y0, x1, y1
+    return low[0], low[1], high[0], high[1]
+
+
+_DL, _UR = np.array([-1.0, -1.0, 0.0]), np.array([1.0, 1.0, 0.0])
+
+
 def reduce_across_dimension(self, reduce_func, dim):
     if reduce_func is not builtins.max and reduce_func is not builtins.min:
         return _manims_reduce(self, reduce_func, dim)

@@ -11,9 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from manim import DL, UR, FadeIn, FadeOut, ImageMobject, Mobject, Scene, config
+from manim import FadeIn, FadeOut, ImageMobject, Mobject, Scene, config
 
 from scenes.kit.text import lang, style
+from scenes.kit.text.bounds import extent
 from scenes.kit.text.inblock import block_of
 
 
@@ -119,8 +120,7 @@ def colour_role(mob: Mobject) -> str | None:
 
 
 def box(mob: Mobject) -> list[float]:
-    (x0, y0, _), (x1, y1, _) = mob.get_corner(DL), mob.get_corner(UR)
-    return [round(float(v), 4) for v in (x0, y0, x1, y1)]
+    return [round(float(v), 4) for v in extent(mob)]
 
 
 def snapshot(scene: Scene, book: Any, step: int) -> dict[str, Any]:

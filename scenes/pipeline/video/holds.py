@@ -43,6 +43,7 @@ from manim.renderer.cairo_renderer import CairoRenderer
 from manim.scene.scene_file_writer import SceneFileWriter
 from manim.scene.video_segment_encoder import VideoSegmentEncoder
 
+from scenes.pipeline.video.convert import Frames
 from scenes.pipeline.video.h264 import pictures, skip_copies
 from scenes.pipeline.video.overlap import Overlapped
 
@@ -104,6 +105,7 @@ class HoldEncoder(VideoSegmentEncoder):
     def __init__(self, *, target: Path, spec: Any, hold: str) -> None:
         super().__init__(target=target, spec=spec)
         self.hold = hold
+        self.frames = Frames(spec.pixel_format)     # an animation frame converted where it changed
         self.work = Work()
         self._flushed = False
 
@@ -120,7 +122,7 @@ class HoldEncoder(VideoSegmentEncoder):
         if repeat == 1:
             self._validate_frame(pixels, repeat)
             try:
-                for packet in self._encode(as_frame(pixels), self._next_pts):
+                for packet in self._encode(self.frames.yuv(as_frame(pixels)), self._next_pts):
                     self._container.mux(packet)
                 self._next_pts += 1
             except BaseException as error:

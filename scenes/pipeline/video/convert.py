@@ -18,6 +18,7 @@ environment converts every frame as before (the bench's "before").
 from __future__ import annotations
 
 import os
+from typing import cast
 
 import av
 import numpy as np
@@ -37,13 +38,13 @@ def enabled() -> bool:
 
 def planes(frame: av.VideoFrame) -> list[np.ndarray]:
     """A frame's planes as arrays over its own memory (rows as long as their line size)."""
-    return [np.frombuffer(p, np.uint8).reshape(p.height, p.line_size) for p in frame.planes]
+    return [np.frombuffer(cast(bytes, p), np.uint8).reshape(p.height, p.line_size) for p in frame.planes]
 
 
 def rgba_array(frame: av.VideoFrame) -> np.ndarray:
     """An RGBA frame's pixels, (height, width, 4), over its own memory (its rows' padding left out)."""
     plane = frame.planes[0]
-    rows = np.frombuffer(plane, np.uint8).reshape(plane.height, plane.line_size)
+    rows = np.frombuffer(cast(bytes, plane), np.uint8).reshape(plane.height, plane.line_size)
     return rows[:, :frame.width * 4].reshape(plane.height, frame.width, 4)
 
 
@@ -66,9 +67,11 @@ def changed(now: np.ndarray, before: np.ndarray) -> tuple[int, int, int, int] | 
 
 def unpadded(width: int, height: int, pixel_format: str) -> bool:
     """Whether a frame of this size has rows with no padding in every plane (1080p, 720p, 144p; not
-    480p's 854). x264 reads some of a row's padding, which only PyAV's own conversion, as it
-    encodes, writes as before: a frame converted here, whole or patched, gave the same pictures in
-    other bytes at 480p. Odd sizes: x264's 4:2:0 has none."""
+    480p's 854). At 854 wide x264 reads memory past a frame's rows (its last macroblock column
+    is 16 wide): a frame converted here, whole or patched, gave the same pictures in other
+    bytes, and even the same frames encoded twice in one process may differ there (a few
+    levels, in the last 32 columns); such a size is left to PyAV's own conversion, as before.
+    Odd sizes: x264's 4:2:0 has none."""
     if width % 2 or height % 2:
         return False
     return all(p.line_size == p.width for p in av.VideoFrame(width, height, pixel_format).planes)

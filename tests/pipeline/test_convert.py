@@ -1,7 +1,7 @@
 """A drawn frame converted to YUV only where it changed (scenes/pipeline/video/convert.py) is the
 frame converted whole, byte for byte: for random patches on every edge of a frame, and for every
 frame of a real render, whose mp4 is the same bytes either way (at 480p, whose rows have padding,
-every frame is converted whole). Planted: a patch written without
+every frame is left to PyAV's own conversion). Planted: a patch written without
 the samples its change reaches (REACH 0), or converted without the margin they read (MARGIN 0),
 is caught."""
 import os

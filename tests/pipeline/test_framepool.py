@@ -7,7 +7,10 @@ import numpy as np
 
 from conftest import inputs_for
 from scenes.pipeline.run.runner import render_clip
-from scenes.pipeline.video import holds
+from scenes.pipeline.video import holds, overlap
+from scenes.pipeline.video.convert import rgba_array
+
+CLIP = "dropout"
 
 
 def pixels(value, height=144, width=256):
@@ -20,10 +23,10 @@ def test_a_frame_still_held_is_never_given_again():
     pool = holds.FramePool()
     queued = [pool.frame(pixels(1))]                  # as the encoder's queue holds it
     assert pool.frame(pixels(2)) is not queued[0]
-    assert np.array_equal(holds_pixels(queued[0]), pixels(1))
+    assert np.array_equal(rgba_array(queued[0]), pixels(1))
     queued.clear()                                    # encoded: only the pool holds the two
     again = pool.frame(pixels(3))
-    assert pool.made == 2 and holds_pixels(again)[0, 0, 0] == 3
+    assert pool.made == 2 and rgba_array(again)[0, 0, 0] == 3
 
 
 def test_planted_a_pool_that_counts_a_holder_as_free_is_caught(monkeypatch):
@@ -31,12 +34,7 @@ def test_planted_a_pool_that_counts_a_holder_as_free_is_caught(monkeypatch):
     pool = holds.FramePool()
     queued = [pool.frame(pixels(1))]
     assert pool.frame(pixels(2)) is queued[0]        # drawn over while it waits to be encoded
-    assert not np.array_equal(holds_pixels(queued[0]), pixels(1))
-
-
-def holds_pixels(frame):
-    from scenes.pipeline.video.convert import rgba_array
-    return rgba_array(frame)
+    assert not np.array_equal(rgba_array(queued[0]), pixels(1))
 
 
 def test_a_render_makes_a_few_frames_and_the_same_video(monkeypatch, tmp_path):
@@ -53,8 +51,5 @@ def test_a_render_makes_a_few_frames_and_the_same_video(monkeypatch, tmp_path):
         render_clip(CLIP, inputs_for(CLIP), "tiny", "mp4", tmp_path / str(most))
         videos[most] = (tmp_path / str(most) / f"{CLIP}.mp4").read_bytes()
     fresh, pooled = pools[0].made, pools[-1].made
-    assert fresh > 150 and pooled <= 3 * 8 + 8, (fresh, pooled)
+    assert fresh > 150 and pooled <= overlap.LANE * 8 + 8, (fresh, pooled)   # the queues of 8 in flight, and a few
     assert videos[0] == videos[holds.FramePool.MOST]
-
-
-CLIP = "dropout"

@@ -59,3 +59,35 @@ def test_planted_prototype_handed_out_or_key_without_stroke_is_caught(monkeypatc
     opaque, faint = (0.36, 0.36, style.MASK, 0, 1, 1.0), (0.36, 0.36, style.MASK, 0, 1, 0.4)
     grids.tile(*opaque)
     assert attributes(grids.tile(*faint)) != attributes(built(*faint))
+
+
+FRAMES = [(style.TRACK, 0.05, 4), (style.ACCENT, 0.08, 4), (style.MASK, 0.06, 5)]
+
+
+def spots():
+    """Things a frame goes around: cells, a curved glyph-like shape, a group, far from the centre."""
+    from manim import Circle, Square, VGroup
+    return [Square(0.4).shift([3.1, -1.7, 0]), Rectangle(width=1.37, height=0.29).shift([-6.2, 3.3, 0]),
+            Circle(0.23).shift([0.011, 0.7, 0]), VGroup(Square(0.3), Circle(0.2).shift([1, 0.3, 0])).shift([-2, -3, 0])]
+
+
+@pytest.mark.parametrize("look", FRAMES)
+def test_a_frame_is_the_surrounding_rectangle_manim_builds(look):
+    from manim import SurroundingRectangle
+    color, buff, width = look
+    for spot in spots():
+        for _ in range(2):                      # the first builds the prototype, the second copies it
+            made = grids.surrounding(spot, color, buff, width)
+            assert type(made) is SurroundingRectangle
+            assert attributes(made) == attributes(SurroundingRectangle(spot, color=color, buff=buff,
+                                                                       stroke_width=width))
+
+
+def test_planted_frame_unmoved_is_caught(monkeypatch):
+    from manim import SurroundingRectangle
+    monkeypatch.setattr(grids, "_FRAMES", {})
+    monkeypatch.setattr(grids.SurroundingRectangle, "move_to", lambda self, where: self, raising=False)
+    spot = spots()[0]
+    made = grids.surrounding(spot, style.TRACK, 0.05, 4)
+    monkeypatch.undo()
+    assert attributes(made) != attributes(SurroundingRectangle(spot, color=style.TRACK, buff=0.05, stroke_width=4))

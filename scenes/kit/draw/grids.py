@@ -8,10 +8,11 @@ import math
 from typing import Any, NamedTuple
 
 import numpy as np
-from manim import LEFT, PI, UP, ManimColor, Rectangle, SurroundingRectangle, VGroup, interpolate_color
+from manim import (LEFT, PI, UP, Group, ManimColor, Rectangle, RoundedRectangle, SurroundingRectangle, VGroup,
+                   interpolate_color)
 
 from scenes.kit.text import lang, style
-from scenes.kit.text.glyphs import NumberText, clone
+from scenes.kit.text.glyphs import clone, number_text
 from scenes.kit.text.inblock import grid_block, in_block
 from scenes.kit.text.numbers import Shown, made_text
 
@@ -72,7 +73,7 @@ def _entry(book, label, value, decimals, color, size, place, text=None, as_numbe
         return book.num(label, value, decimals, color=color, size=size, place=place)
     text = text if isinstance(text, Shown) and book.made(text) else book.compose(str(text))
     if as_number:
-        return book.register(NumberText(str(text), size=size, color=color), "number", text, label, place)
+        return book.register(number_text(str(text), size, color), "number", text, label, place)
     mob = made_text(str(text), lang.font(style.NUMBER_FONT), size, color)
     return book.register(mob, "label", text, label, place)
 
@@ -101,6 +102,27 @@ def tile(width: float, height: float, fill: Any, fill_opacity: float = 1, stroke
                                 stroke_color=style.GRID_LINE, stroke_opacity=stroke_opacity,
                                 fill_opacity=fill_opacity)
     return clone(_TILES[key]).set_fill(fill, opacity=fill_opacity)
+
+
+_FRAMES: dict[tuple, SurroundingRectangle] = {}
+
+
+def surrounding(spot: Any, color: Any, buff: float, stroke_width: float) -> SurroundingRectangle:
+    """SurroundingRectangle(spot, color=, buff=, stroke_width=), the same points and colours, from
+    a copy of the one unstretched frame of that look (building one costs ~10 copies): Manim's
+    steps after that copy (stretch to the spot's size plus `buff`, move onto it) done as it does them."""
+    key = (str(color), buff, stroke_width)
+    if key not in _FRAMES:
+        first = SurroundingRectangle.__new__(SurroundingRectangle)
+        RoundedRectangle.__init__(first, corner_radius=0.0, color=color, width=2.0, height=2.0,
+                                  stroke_width=stroke_width)    # the polygon UR UL DL DR, stretched by 1
+        first.buff = buff
+        _FRAMES[key] = first
+    group = Group(spot)
+    frame = clone(_FRAMES[key])
+    frame.stretch_to_fit_width(group.width + 2 * buff)
+    frame.stretch_to_fit_height(group.height + 2 * buff)
+    return frame.move_to(group)
 
 
 class MatrixGrid(VGroup):

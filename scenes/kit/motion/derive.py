@@ -25,10 +25,11 @@ from contextlib import contextmanager
 from typing import Any, Iterator, Sequence
 
 import numpy as np
-from manim import UP, Animation, AnimationGroup, LaggedStart, Mobject, Rectangle, SurroundingRectangle, VGroup
+from manim import UP, Animation, AnimationGroup, LaggedStart, Mobject, Rectangle, VGroup
 
 from scenes.kit.text import style
 from scenes.kit.draw.anim import Appear, Vanish
+from scenes.kit.draw.grids import surrounding
 from scenes.kit.motion.derive_lit import lit_now
 from scenes.kit.motion.expressions import SIZE, Derivation, Term, draw, record
 from scenes.kit.text.glyphs import NumberText
@@ -192,7 +193,7 @@ def starts(d: Derivation, here: set[int]) -> list[Mobject | None]:
 def light(book: NumberBook, spot: Mobject, covers: list[str] | None, color: str,
           kind: str = "source") -> Mobject:
     """A frame around a cell (a mark covering its number) or a text (a plain frame)."""
-    frame = SurroundingRectangle(spot, color=color, buff=0.05 if covers else 0.08, stroke_width=4)
+    frame = surrounding(spot, color, 0.05 if covers else 0.08, 4)
     frame.lights = kind              # read back at each landing (derive_lit.lit_now)
     return book.mark(frame, kind, covers) if covers else frame
 

@@ -13,6 +13,7 @@ from typing import Any
 from manim import Mobject
 
 from scenes.kit.motion.carry import labelled
+from scenes.kit.text.bounds import critical_point
 from scenes.kit.text.layout import box, visible
 
 INSIDE = 0.02     # frame units: a number touching its frame's line is inside it
@@ -29,6 +30,30 @@ def frames_now(scene: Any, kind: str = "source") -> list[list[float]]:
     return [box(m) for m in scene.mobjects if getattr(m, "lights", None) == kind and visible(m)]
 
 
+def first_point(mob: Mobject) -> Any:
+    """The first point of the first member of mob's family that has points (None: none has)."""
+    todo = [mob]
+    while todo:
+        m = todo.pop()
+        if len(m.points):
+            return m.points[0]
+        todo.extend(reversed(m.submobjects))
+    return None
+
+
+def outside(mob: Mobject, frames: list[list[float]]) -> bool:
+    """Whether mob lies outside every frame, seen from one of its points (its box holds every
+    point that starts or ends a curve, the first included): a quick answer that never says yes
+    to a number whose box (rounded, as box() rounds it) is inside a frame."""
+    if type(mob).get_critical_point is not critical_point:
+        return False
+    p = first_point(mob)
+    if p is None:
+        return False
+    x, y, off = float(p[0]), float(p[1]), INSIDE + 1e-4
+    return not any(f[0] - off <= x <= f[2] + off and f[1] - off <= y <= f[3] + off for f in frames)
+
+
 def lit_now(scene: Any, kind: str = "source") -> tuple[list[str], list[list[str]]]:
     """What is lit now: the labels of the visible numbers inside a visible light frame of `kind`,
     and for each visible label text inside one, the numbers it draws (a row's name draws its
@@ -38,7 +63,7 @@ def lit_now(scene: Any, kind: str = "source") -> tuple[list[str], list[list[str]
         return [], []
     book, numbers, texts = scene.book, [], []
     for (what, label), mob in labelled(book, scene.mobjects):
-        if what not in ("number", "label"):
+        if what not in ("number", "label") or outside(mob, frames):
             continue
         where = box(mob)
         if not any(_inside(where, f) for f in frames) or not visible(mob):

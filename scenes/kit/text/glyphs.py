@@ -11,7 +11,9 @@ import copy
 import enum
 import shutil
 import tempfile
+from collections import OrderedDict
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 from manim import ManimColor, Mobject, Text, VGroup, config
@@ -182,6 +184,26 @@ class NumberText(VGroup):
         VGroup.set_color(self, color, family=False)
         if parts:
             self.shift(-(np.min(lows, axis=0) + np.max(highs, axis=0)) / 2)
+
+
+_NUMBERS: OrderedDict = OrderedDict()
+NUMBERS_LIMIT = 4000        # numbers kept for reuse in one process (a few kB each)
+
+
+def number_text(text: str, size: float = style.NUMBER_SIZE, color: Any = None) -> NumberText:
+    """NumberText(text, size, color); a repeated one is copied from the first (a copy is ~3x
+    cheaper than setting it glyph by glyph: the same points). The first itself is handed out
+    and an untouched copy kept."""
+    color = color or style.TEXT
+    key = (text, size, color if isinstance(color, str) else tuple(ManimColor(color).to_rgba()))
+    if key in _NUMBERS:
+        _NUMBERS.move_to_end(key)
+        return clone(_NUMBERS[key])
+    mob = NumberText(text, size=size, color=color)
+    _NUMBERS[key] = clone(mob)
+    if len(_NUMBERS) > NUMBERS_LIMIT:
+        _NUMBERS.popitem(last=False)
+    return mob
 
 
 def settable(text: str) -> bool:

@@ -51,13 +51,13 @@ def fit(mob: Mobject, width: float | None = None, height: float | None = None,
 def visible(mob: Mobject) -> bool:
     if isinstance(mob, ImageMobject):
         return True
-    parts = mob.family_members_with_points()
-    if not parts:
-        return False
-    fill = max(float(np.max(np.asarray(p.fill_rgbas)[:, 3], initial=0)) for p in parts)
-    stroke = max(float(np.max(np.asarray(p.stroke_rgbas)[:, 3], initial=0))
-                 * (float(getattr(p, "stroke_width", 0) or 0) > 0) for p in parts)
-    return max(fill, stroke) > 0.05
+    for p in mob.family_members_with_points():      # the first part seen is enough
+        if np.max(np.asarray(p.fill_rgbas)[:, 3], initial=0) > 0.05:
+            return True
+        stroked = float(getattr(p, "stroke_width", 0) or 0) > 0
+        if stroked and np.max(np.asarray(p.stroke_rgbas)[:, 3], initial=0) > 0.05:
+            return True
+    return False
 
 
 def _rgb(hex_colour: str) -> np.ndarray:
@@ -76,10 +76,20 @@ def palette() -> tuple[dict[str, np.ndarray], tuple[np.ndarray, np.ndarray]]:
     return _PALETTES[style.THEME]
 
 
+_ROLES: dict[tuple, str] = {}
+
+
 def role_of(rgb: Any) -> str:
     """The palette role of a colour (8-bit RGB): its name in style.ROLES, "heat" on the heat
-    scale between its ends, else the colour's hex."""
+    scale between its ends, else the colour's hex (found once a theme and colour)."""
     rgb = np.asarray(rgb, float)
+    key = (style.THEME, *rgb.tolist())
+    if key not in _ROLES:
+        _ROLES[key] = _role_of(rgb)
+    return _ROLES[key]
+
+
+def _role_of(rgb: np.ndarray) -> str:
     colours, (low, high) = palette()
     role, distance = min(((r, float(np.linalg.norm(rgb - c))) for r, c in colours.items()), key=lambda rd: rd[1])
     if distance <= NEAR:

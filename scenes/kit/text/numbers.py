@@ -17,7 +17,7 @@ from manim import MathTex, Mobject, Text
 
 from scenes.compute import provenance
 from scenes.kit.text import lang, style
-from scenes.kit.text.glyphs import NumberText, clone, settable
+from scenes.kit.text.glyphs import clone, number_text, settable
 
 # CJK number words chosen from the data ("三个") go through word(); a Chinese
 # numeral typed as part of a phrase ("同一", "一次") is language, not data.
@@ -249,7 +249,7 @@ class NumberBook:
         """A number on its own, set from cached glyphs (scenes/kit/text/glyphs.py); the text colour unless told."""
         color = color or style.TEXT
         text = self.fmt(label, value, decimals)
-        mob = (NumberText(str(text), size=size, color=color) if settable(text)
+        mob = (number_text(str(text), size, color) if settable(text)
                else Text(str(text), font=style.NUMBER_FONT, font_size=size, color=color))
         return self.register(mob, "number", text, label, place)
 

@@ -10,6 +10,7 @@ lab's theme: CHAPTER_THEME in its environment, in force from its first import.
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import os
 import shutil
@@ -59,11 +60,22 @@ def main() -> None:
     reply = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)
     import scenes.pipeline.run.runner  # noqa: F401  (the slow imports, before the first request)
+    settle()
     reply.write('{"ready": true}\n')
     reply.flush()
-    for line in sys.stdin:
+    for n, line in enumerate(sys.stdin):
         reply.write(json.dumps(handle(json.loads(line)), ensure_ascii=False) + "\n")
         reply.flush()
+        if n == 0:
+            settle()          # and the caches the first still filled (glyphs, texts), once answered
+
+
+def settle() -> None:
+    """Put what the worker keeps for good (Manim's modules, its caches) out of the collector's way:
+    a full collection then walks only what the stills since have made. Measured on 60 causal-mask
+    stills: the collector's time 0.97 -> 0.46 s, its longest pause 153 -> 65-90 ms (bench/README.md)."""
+    gc.collect()
+    gc.freeze()
 
 
 class WorkerGone(RuntimeError):

@@ -112,23 +112,33 @@ def test_clone_is_deepcopy_and_shares_nothing(samples):
         assert np.array_equal(mob.family_members_with_points()[0].points, before)
 
 
-def test_a_repeated_number_is_a_copy_of_the_first_to_the_bit(monkeypatch):
-    """number_text: the first is built, the rest copied from an untouched copy of it; each is the
-    NumberText of the same text, size and colour, and none shares an array with another."""
-    monkeypatch.setattr(glyphs, "_NUMBERS", glyphs.OrderedDict())
+def copies_problems(make):
+    """What is wrong with the numbers `make` hands out (text, size, colour -> a number): each must
+    be the NumberText of the same text, size and colour, also after the ones handed out before it
+    were moved and recoloured as a scene moves and colours them."""
+    problems = []
     for text in NUMBERS:
         for color in COLOURS:
-            made = [glyphs.number_text(text, 26, color) for _ in range(3)]
             plain = glyphs.NumberText(text, size=26, color=color)
-            assert all(arrays(m) == arrays(plain) and m.text == text for m in made), (text, color)
-            made[0].shift([1, 0, 0])              # the one handed out first, moved as a scene moves it
+            made = [make(text, 26, color) for _ in range(3)]
+            if not all(arrays(m) == arrays(plain) and m.text == text for m in made):
+                problems.append(("not the number", text, color))
+            made[0].shift([1, 0, 0])
             made[1].set_color("#000000")
-            assert arrays(glyphs.number_text(text, 26, color)) == arrays(plain)
+            if arrays(make(text, 26, color)) != arrays(plain):
+                problems.append(("changed by an earlier one", text, color))
+    return problems
 
 
-def test_planted_kept_number_handed_out_is_caught(monkeypatch):
+def test_a_repeated_number_is_a_copy_of_the_first_to_the_bit(monkeypatch):
+    """number_text: the first is built, the rest copied from an untouched copy of it."""
     monkeypatch.setattr(glyphs, "_NUMBERS", glyphs.OrderedDict())
-    monkeypatch.setattr(glyphs, "clone", lambda mob: mob)              # the kept one itself
-    glyphs.number_text("13.3024", 26, style.TEXT)
-    glyphs.number_text("13.3024", 26, style.TEXT).shift([1, 0, 0])
-    assert arrays(glyphs.number_text("13.3024", 26, style.TEXT)) != arrays(glyphs.NumberText("13.3024", size=26))
+    assert copies_problems(glyphs.number_text) == []
+
+
+def test_planted_kept_number_handed_out_is_caught():
+    kept = {}
+
+    def handed_out(text, size, color):            # the kept number itself, no copy
+        return kept.setdefault((text, size, str(color)), glyphs.NumberText(text, size=size, color=color))
+    assert copies_problems(handed_out)

@@ -76,3 +76,46 @@ def test_a_lone_clip_gives_its_steps_to_the_free_core(tmp_path, monkeypatch, tin
 def test_planted_never_asked_the_lone_clip_runs_alone(tmp_path, monkeypatch):
     monkeypatch.setattr(steps.Split, "ask", lambda self, task: None)
     assert run_lone(tmp_path / "b", monkeypatch) == ["dropout steps 1-5"]
+
+
+FORKED = """
+import gc, sys
+import numpy as np, av
+from scenes.pipeline.run import chapter
+gc.disable()
+class Held: pass
+held = Held(); held.me = held                  # a drawn frame and its converter, left for the collector
+held.frame = av.VideoFrame.from_ndarray(np.zeros((144, 256, 4), np.uint8), format="rgba")
+held.yuv = held.frame.reformat(format="yuv420p")
+del held
+def collect(n):
+    gc.collect()
+    return n
+if sys.argv[1] == "planted":                   # forked with nothing frozen
+    gc.freeze = gc.unfreeze = lambda: None
+print(chapter.forked_map(collect, [(1,), (2,)], 2))
+"""
+
+
+def plans_finish(how: str, seconds: float) -> bool:
+    """Whether forked_map's children, forked from a process holding a drawn frame's garbage, finish."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    from contextlib import suppress
+    proc = subprocess.Popen([sys.executable, "-c", FORKED, how], cwd=Path(__file__).resolve().parents[2],
+                            stdout=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        return proc.communicate(timeout=seconds)[0].strip() == "[1, 2]"
+    except subprocess.TimeoutExpired:
+        return False
+    finally:
+        with suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)   # the children too (a hung one never ends)
+        proc.wait()
+
+
+def test_the_plans_children_never_free_what_they_inherit():
+    assert plans_finish("fixed", 60)
+    assert not plans_finish("planted", 5)         # planted: nothing frozen: a child hangs

@@ -14,7 +14,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from scenes.kit.text import lang as language
 from scenes.kit.text import style
@@ -117,10 +117,25 @@ def plans(jobs: list[Any], parts: int | None, cores: int) -> list[steps.Split]:
     the renders then find in the caches)."""
     if cores < 2 or len(jobs) < 2:
         return [steps.prepare(job, parts) for job in jobs]
+    return forked_map(steps.prepare, [(job, parts) for job in jobs], cores)
+
+
+def forked_map(fn: Callable, calls: list[tuple], cores: int) -> list:
+    """[fn(*call) for call in calls], `cores` at once in processes forked from this one. The
+    children never collect what they inherit: a process that has drawn frames holds PyAV
+    converters whose threads stay in it, and a child's collector that frees one waits for those
+    threads forever (a test worker's plans hung so). So everything is frozen while they fork."""
+    import gc
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
-    with ProcessPoolExecutor(max_workers=cores, mp_context=multiprocessing.get_context("fork")) as pool:
-        return list(pool.map(steps.prepare, jobs, [parts] * len(jobs)))
+    gc.freeze()
+    try:
+        with ProcessPoolExecutor(max_workers=cores, mp_context=multiprocessing.get_context("fork")) as pool:
+            done = pool.map(fn, *zip(*calls))          # every child is forked at the first call
+            gc.unfreeze()
+            return list(done)
+    finally:
+        gc.unfreeze()
 
 
 def longest_first(planned: list[tuple[float, Task]]) -> list[Task]:

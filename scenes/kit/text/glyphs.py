@@ -186,24 +186,29 @@ class NumberText(VGroup):
             self.shift(-(np.min(lows, axis=0) + np.max(highs, axis=0)) / 2)
 
 
+def reused(kept: OrderedDict, limit: int, key: Any, build: Any) -> Any:
+    """build(), or for a key seen before a copy of the first one built: the first is handed out
+    and an untouched copy kept (the `limit` latest keys)."""
+    if key in kept:
+        kept.move_to_end(key)
+        return clone(kept[key])
+    mob = build()
+    kept[key] = clone(mob)
+    if len(kept) > limit:
+        kept.popitem(last=False)
+    return mob
+
+
 _NUMBERS: OrderedDict = OrderedDict()
 NUMBERS_LIMIT = 4000        # numbers kept for reuse in one process (a few kB each)
 
 
 def number_text(text: str, size: float = style.NUMBER_SIZE, color: Any = None) -> NumberText:
-    """NumberText(text, size, color); a repeated one is copied from the first (a copy is ~3x
-    cheaper than setting it glyph by glyph: the same points). The first itself is handed out
-    and an untouched copy kept."""
+    """NumberText(text, size, color); a repeated one is copied (a copy is ~3x cheaper than setting
+    it glyph by glyph: the same points)."""
     color = color or style.TEXT
     key = (text, size, color if isinstance(color, str) else tuple(ManimColor(color).to_rgba()))
-    if key in _NUMBERS:
-        _NUMBERS.move_to_end(key)
-        return clone(_NUMBERS[key])
-    mob = NumberText(text, size=size, color=color)
-    _NUMBERS[key] = clone(mob)
-    if len(_NUMBERS) > NUMBERS_LIMIT:
-        _NUMBERS.popitem(last=False)
-    return mob
+    return reused(_NUMBERS, NUMBERS_LIMIT, key, lambda: NumberText(text, size=size, color=color))
 
 
 def settable(text: str) -> bool:

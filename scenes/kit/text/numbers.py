@@ -17,7 +17,7 @@ from manim import MathTex, Mobject, Text
 
 from scenes.compute import provenance
 from scenes.kit.text import lang, style
-from scenes.kit.text.glyphs import clone, number_text, settable
+from scenes.kit.text.glyphs import number_text, reused, settable
 
 # CJK number words chosen from the data ("三个") go through word(); a Chinese
 # numeral typed as part of a phrase ("同一", "一次") is language, not data.
@@ -33,18 +33,10 @@ MADE_LIMIT = 1500          # texts kept for reuse in one process (a few hundred 
 
 
 def made_text(text: str, font: str, size: float, color: str) -> Text:
-    """A Text; a repeated one is copied from the first (parsing Pango's SVG is the slow part
-    of building a clip, a copy is several times faster). The first one itself is handed out
-    and an untouched copy kept."""
-    key = (text, font, size, str(color))
-    if key in _MADE:
-        _MADE.move_to_end(key)
-        return clone(_MADE[key])
-    mob = Text(text, font=font, font_size=size, color=color)
-    _MADE[key] = clone(mob)
-    if len(_MADE) > MADE_LIMIT:
-        _MADE.popitem(last=False)
-    return mob
+    """A Text; a repeated one is copied (parsing Pango's SVG is the slow part of building a clip,
+    a copy is several times faster)."""
+    return reused(_MADE, MADE_LIMIT, (text, font, size, str(color)),
+                  lambda: Text(text, font=font, font_size=size, color=color))
 
 
 class TypedNumberError(ValueError):

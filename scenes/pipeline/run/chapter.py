@@ -131,9 +131,7 @@ def forked_map(fn: Callable, calls: list[tuple], cores: int) -> list:
     gc.freeze()
     try:
         with ProcessPoolExecutor(max_workers=cores, mp_context=multiprocessing.get_context("fork")) as pool:
-            done = pool.map(fn, *zip(*calls))          # every child is forked at the first call
-            gc.unfreeze()
-            return list(done)
+            return list(pool.map(fn, *zip(*calls)))
     finally:
         gc.unfreeze()
 
